@@ -1,0 +1,1 @@
+// MIT License - see LICENSE. (placeholder, being written)
