@@ -1,1 +1,427 @@
-// MIT License - see LICENSE. (placeholder, being written)
+// MIT License - see LICENSE.
+#include "rocprofiler-sdk/buffer.hpp"
+#include "rocprofiler-sdk/api_guard.hpp"
+#include "rocprofiler-sdk/callback_thread.hpp"
+#include "rocprofiler-sdk/context.hpp"
+#include "rocprofiler-sdk/registration.hpp"
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <condition_variable>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <vector>
+
+namespace rocprofiler::buffer
+{
+namespace
+{
+// Each record is stored as this header followed by its bytes, padded to 8 bytes so that
+// payloads handed to the tool are aligned.
+struct entry_header
+{
+    uint32_t category;
+    uint32_t kind;
+    uint64_t size;
+};
+constexpr size_t
+padded(size_t n)
+{
+    return (n + 7) & ~size_t{7};
+}
+
+struct record_buffer
+{
+    // Fixed at creation.
+    uint64_t                        id         = 0;
+    uint64_t                        context_id = 0;
+    size_t                          size       = 0;
+    size_t                          watermark  = 0;
+    size_t                          cap        = 0; // most bytes pending before dropping
+    rocprofiler_buffer_policy_t     policy     = ROCPROFILER_BUFFER_POLICY_NONE;
+    rocprofiler_buffer_tracing_cb_t callback   = nullptr;
+    void*                           data       = nullptr;
+    std::atomic<uint64_t>           thread_id{callback_thread::default_thread};
+
+    std::mutex              mutex;
+    std::condition_variable delivered_cv;
+    std::vector<std::byte>  pending;              // records waiting for delivery
+    std::vector<std::byte>  spare;                // storage reused for the next batch
+    size_t                  pending_bytes    = 0; // record bytes (without entry headers)
+    uint64_t                pending_count    = 0;
+    uint64_t                emplaced         = 0;
+    uint64_t                delivered        = 0; // records taken out and handed over
+    uint64_t                drops_unreported = 0;
+    uint64_t                dropped          = 0;
+    size_t                  peak_bytes       = 0;
+    bool                    scheduled        = false;
+    bool                    destroyed        = false;
+    bool                    closed           = false;
+};
+
+std::array<std::atomic<record_buffer*>, max_buffers>&
+table()
+{
+    static auto* t = new std::array<std::atomic<record_buffer*>, max_buffers>{};
+    return *t;
+}
+std::atomic<size_t> buffer_count{0};
+std::mutex          create_mutex;
+
+record_buffer*
+find(uint64_t buffer_id) noexcept
+{
+    if(buffer_id == 0 || buffer_id > max_buffers) return nullptr;
+    return table()[buffer_id - 1].load(std::memory_order_acquire);
+}
+
+size_t
+lossless_cap(size_t size)
+{
+    if(const char* env = std::getenv("ROCPROFILER_BUFFER_LOSSLESS_CAP_BYTES"); env && *env)
+    {
+        char* end   = nullptr;
+        auto  value = std::strtoull(env, &end, 10);
+        if(end && *end == '\0' && value > 0) return std::max<size_t>(value, size);
+    }
+    return std::max(size * 4, default_lossless_cap);
+}
+
+// Asks the buffer's callback thread for a delivery unless one is pending. Called without
+// the buffer's lock held.
+void
+request_delivery(record_buffer* b)
+{
+    {
+        std::lock_guard<std::mutex> lock{b->mutex};
+        if(b->scheduled) return;
+        b->scheduled = true;
+    }
+    if(!callback_thread::schedule(b->thread_id.load(), b->id))
+    {
+        std::lock_guard<std::mutex> lock{b->mutex};
+        b->scheduled = false;
+    }
+}
+} // namespace
+
+rocprofiler_status_t
+create(uint64_t context_id, size_t size, size_t watermark, rocprofiler_buffer_policy_t policy,
+       rocprofiler_buffer_tracing_cb_t callback, void* callback_data, uint64_t* buffer_id)
+{
+    if(buffer_id == nullptr || callback == nullptr || size == 0)
+        return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    if(policy != ROCPROFILER_BUFFER_POLICY_DISCARD && policy != ROCPROFILER_BUFFER_POLICY_LOSSLESS)
+        return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    if(context::find(context_id) == nullptr) return ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
+
+    std::lock_guard<std::mutex> lock{create_mutex};
+    auto                        index = buffer_count.load();
+    if(index >= max_buffers) return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
+    auto* b       = new record_buffer{};
+    b->id         = index + 1;
+    b->context_id = context_id;
+    b->size       = size;
+    b->watermark  = std::min(watermark, size);
+    b->policy     = policy;
+    b->cap        = (policy == ROCPROFILER_BUFFER_POLICY_LOSSLESS) ? lossless_cap(size) : size;
+    b->callback   = callback;
+    b->data       = callback_data;
+    table()[index].store(b, std::memory_order_release);
+    buffer_count.store(index + 1);
+    *buffer_id = b->id;
+    return ROCPROFILER_STATUS_SUCCESS;
+}
+
+bool
+exists(uint64_t buffer_id) noexcept
+{
+    auto* b = find(buffer_id);
+    if(b == nullptr) return false;
+    std::lock_guard<std::mutex> lock{b->mutex};
+    return !b->destroyed;
+}
+
+uint64_t
+owner_context(uint64_t buffer_id) noexcept
+{
+    auto* b = find(buffer_id);
+    return b ? b->context_id : UINT64_MAX;
+}
+
+rocprofiler_status_t
+set_callback_thread(uint64_t buffer_id, uint64_t thread_id)
+{
+    auto* b = find(buffer_id);
+    if(b == nullptr) return ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND;
+    std::lock_guard<std::mutex> lock{b->mutex};
+    if(b->destroyed) return ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND;
+    if(b->scheduled || b->pending_count > 0) return ROCPROFILER_STATUS_ERROR_BUFFER_BUSY;
+    b->thread_id.store(thread_id);
+    return ROCPROFILER_STATUS_SUCCESS;
+}
+
+bool
+emplace(uint64_t buffer_id, uint32_t category, uint32_t kind, const void* record,
+        size_t size) noexcept
+{
+    auto* b = find(buffer_id);
+    if(b == nullptr || record == nullptr) return false;
+    bool want_delivery = false;
+    bool stored        = false;
+    {
+        std::lock_guard<std::mutex> lock{b->mutex};
+        if(b->destroyed || b->closed)
+        {
+            ++b->dropped;
+            return false;
+        }
+        if(b->pending_bytes + size > b->cap)
+        {
+            ++b->dropped;
+            ++b->drops_unreported;
+        }
+        else
+        {
+            try
+            {
+                auto offset = b->pending.size();
+                b->pending.resize(offset + sizeof(entry_header) + padded(size));
+                auto* header = reinterpret_cast<entry_header*>(b->pending.data() + offset);
+                *header      = entry_header{category, kind, size};
+                std::memcpy(header + 1, record, size);
+                b->pending_bytes += size;
+                b->pending_count += 1;
+                b->emplaced += 1;
+                b->peak_bytes = std::max(b->peak_bytes, b->pending_bytes);
+                stored        = true;
+            }
+            catch(...)
+            {
+                ++b->dropped;
+                ++b->drops_unreported;
+            }
+        }
+        want_delivery = !b->scheduled && (b->pending_bytes >= b->watermark || !stored);
+    }
+    if(want_delivery) request_delivery(b);
+    return stored;
+}
+
+void
+deliver(uint64_t buffer_id) noexcept
+{
+    auto* b = find(buffer_id);
+    if(b == nullptr) return;
+
+    std::vector<std::byte> batch;
+    uint64_t               count = 0;
+    uint64_t               drops = 0;
+    bool                   call  = false;
+    {
+        std::lock_guard<std::mutex> lock{b->mutex};
+        b->scheduled = false;
+        batch.swap(b->spare);
+        batch.swap(b->pending); // pending now holds the (empty) spare storage
+        count               = b->pending_count;
+        drops               = b->drops_unreported;
+        b->pending_count    = 0;
+        b->pending_bytes    = 0;
+        b->drops_unreported = 0;
+        call                = !b->closed && (count > 0 || drops > 0);
+    }
+
+    if(call)
+    {
+        thread_local std::vector<rocprofiler_record_header_t>  headers;
+        thread_local std::vector<rocprofiler_record_header_t*> pointers;
+        try
+        {
+            headers.clear();
+            pointers.clear();
+            headers.reserve(count);
+            pointers.reserve(count);
+            for(size_t offset = 0; offset < batch.size();)
+            {
+                auto* entry = reinterpret_cast<entry_header*>(batch.data() + offset);
+                rocprofiler_record_header_t header{};
+                header.category = entry->category;
+                header.kind     = entry->kind;
+                header.payload  = entry + 1;
+                headers.push_back(header);
+                offset += sizeof(entry_header) + padded(entry->size);
+            }
+            for(auto& h : headers)
+                pointers.push_back(&h);
+            b->callback(rocprofiler_context_id_t{b->context_id}, rocprofiler_buffer_id_t{b->id},
+                        pointers.data(), pointers.size(), b->data, drops);
+        }
+        catch(...)
+        {
+            ROCP_WARNING << "buffer " << b->id
+                         << ": the tool's callback threw an exception; its records are lost";
+        }
+    }
+
+    std::lock_guard<std::mutex> lock{b->mutex};
+    b->delivered += count;
+    batch.clear();
+    // Keep the storage for the next batch unless a LOSSLESS burst made it large.
+    if(batch.capacity() <= 2 * b->size + 4096) b->spare.swap(batch);
+    b->delivered_cv.notify_all();
+}
+
+rocprofiler_status_t
+flush(uint64_t buffer_id, std::chrono::milliseconds timeout)
+{
+    auto* b = find(buffer_id);
+    if(b == nullptr) return ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND;
+    if(callback_thread::is_current(b->thread_id.load()))
+        return ROCPROFILER_STATUS_ERROR_BUFFER_BUSY;
+
+    uint64_t target = 0;
+    {
+        std::lock_guard<std::mutex> lock{b->mutex};
+        if(b->destroyed) return ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND;
+        target = b->emplaced;
+        if(b->delivered >= target && b->drops_unreported == 0) return ROCPROFILER_STATUS_SUCCESS;
+    }
+    request_delivery(b);
+
+    std::unique_lock<std::mutex> lock{b->mutex};
+    auto                         done = [&] { return b->delivered >= target || b->closed; };
+    if(timeout == std::chrono::milliseconds::max())
+    {
+        // Wait in slices so that a delivery that could not be scheduled is retried.
+        while(!b->delivered_cv.wait_for(lock, std::chrono::milliseconds{200}, done))
+        {
+            if(!b->scheduled)
+            {
+                lock.unlock();
+                request_delivery(b);
+                lock.lock();
+            }
+        }
+        return ROCPROFILER_STATUS_SUCCESS;
+    }
+    return b->delivered_cv.wait_for(lock, timeout, done) ? ROCPROFILER_STATUS_SUCCESS
+                                                         : ROCPROFILER_STATUS_ERROR;
+}
+
+rocprofiler_status_t
+destroy(uint64_t buffer_id)
+{
+    auto* b = find(buffer_id);
+    if(b == nullptr) return ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND;
+    {
+        std::lock_guard<std::mutex> lock{b->mutex};
+        if(b->destroyed) return ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND;
+    }
+    auto status = flush(buffer_id);
+    if(status == ROCPROFILER_STATUS_ERROR_BUFFER_BUSY) return status;
+    std::lock_guard<std::mutex> lock{b->mutex};
+    if(b->destroyed) return ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND;
+    b->destroyed = true;
+    std::vector<std::byte>{}.swap(b->pending);
+    std::vector<std::byte>{}.swap(b->spare);
+    b->pending_bytes = 0;
+    b->pending_count = 0;
+    return ROCPROFILER_STATUS_SUCCESS;
+}
+
+void
+close(uint64_t buffer_id) noexcept
+{
+    auto* b = find(buffer_id);
+    if(b == nullptr) return;
+    std::lock_guard<std::mutex> lock{b->mutex};
+    b->closed = true;
+    b->delivered_cv.notify_all();
+}
+
+bool
+get_totals(uint64_t buffer_id, totals& out) noexcept
+{
+    auto* b = find(buffer_id);
+    if(b == nullptr) return false;
+    std::lock_guard<std::mutex> lock{b->mutex};
+    out = totals{b->emplaced, b->delivered, b->dropped, b->pending_bytes, b->peak_bytes};
+    return true;
+}
+
+size_t
+count() noexcept
+{
+    return buffer_count.load();
+}
+
+void
+lock_all_for_fork() noexcept
+{
+    for(size_t i = 0; i < count(); ++i)
+        if(auto* b = table()[i].load()) b->mutex.lock();
+}
+
+void
+unlock_all_after_fork() noexcept
+{
+    for(size_t i = 0; i < count(); ++i)
+        if(auto* b = table()[i].load()) b->mutex.unlock();
+}
+
+void
+discard_after_fork() noexcept
+{
+    for(size_t i = 0; i < count(); ++i)
+    {
+        auto* b = table()[i].load();
+        if(b == nullptr) continue;
+        // The parent delivers these; the child must not deliver them a second time.
+        b->pending.clear();
+        b->pending_bytes    = 0;
+        b->pending_count    = 0;
+        b->delivered        = b->emplaced;
+        b->drops_unreported = 0;
+        b->scheduled        = false;
+        b->closed           = true;
+    }
+}
+} // namespace rocprofiler::buffer
+
+extern "C"
+{
+    rocprofiler_status_t rocprofiler_create_buffer(rocprofiler_context_id_t context, size_t size,
+                                                   size_t                          watermark,
+                                                   rocprofiler_buffer_policy_t     policy,
+                                                   rocprofiler_buffer_tracing_cb_t callback,
+                                                   void*                           callback_data,
+                                                   rocprofiler_buffer_id_t*        buffer_id)
+    {
+        using namespace rocprofiler;
+        return api_call(__func__,
+                        [&]()
+                        {
+                            if(buffer_id == nullptr)
+                                return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+                            if(auto locked = registration::check_configuration_open();
+                               locked != ROCPROFILER_STATUS_SUCCESS)
+                                return locked;
+                            return buffer::create(context.handle, size, watermark, policy, callback,
+                                                  callback_data, &buffer_id->handle);
+                        });
+    }
+
+    rocprofiler_status_t rocprofiler_destroy_buffer(rocprofiler_buffer_id_t buffer_id)
+    {
+        using namespace rocprofiler;
+        return api_call(__func__, [&]() { return buffer::destroy(buffer_id.handle); });
+    }
+
+    rocprofiler_status_t rocprofiler_flush_buffer(rocprofiler_buffer_id_t buffer_id)
+    {
+        using namespace rocprofiler;
+        return api_call(__func__, [&]() { return buffer::flush(buffer_id.handle); });
+    }
+}

@@ -1,1 +1,150 @@
-// MIT License - see LICENSE. (placeholder, being written)
+// MIT License - see LICENSE.
+#include "rocprofiler-sdk/internal_threading.hpp"
+#include "rocprofiler-sdk/api_guard.hpp"
+#include "rocprofiler-sdk/callback_thread.hpp"
+#include "rocprofiler-sdk/registration.hpp"
+
+#include <rocprofiler-sdk/internal_threading.h>
+
+#include <pthread.h>
+
+#include <mutex>
+#include <vector>
+
+namespace rocprofiler::internal_threading
+{
+namespace
+{
+struct notifier
+{
+    rocprofiler_internal_thread_library_cb_t precreate;
+    rocprofiler_internal_thread_library_cb_t postcreate;
+    int                                      libs;
+    void*                                    data;
+};
+
+// Registered only while tools initialize; read when threads start. Bounded by the number of
+// registrations a tool makes during initialization.
+std::mutex&
+notifier_mutex()
+{
+    static auto* m = new std::mutex{};
+    return *m;
+}
+
+std::vector<notifier>&
+notifiers()
+{
+    static auto* v = new std::vector<notifier>{};
+    return *v;
+}
+
+void
+notify(bool before) noexcept
+{
+    std::vector<notifier> copy;
+    {
+        std::lock_guard<std::mutex> lock{notifier_mutex()};
+        copy = notifiers();
+    }
+    for(const auto& n : copy)
+    {
+        if((n.libs & ROCPROFILER_LIBRARY) == 0) continue;
+        auto fn = before ? n.precreate : n.postcreate;
+        if(fn == nullptr) continue;
+        try
+        {
+            fn(ROCPROFILER_LIBRARY, n.data);
+        }
+        catch(...)
+        {
+            ROCP_WARNING << "an internal-thread notification callback threw; ignored";
+        }
+    }
+}
+} // namespace
+
+std::unique_ptr<std::thread>
+start_thread(const char* name, std::function<void()> body) noexcept
+{
+    try
+    {
+        notify(true);
+        auto thr = std::make_unique<std::thread>(
+            [name, fn = std::move(body)]()
+            {
+                pthread_setname_np(pthread_self(), name);
+                try
+                {
+                    fn();
+                }
+                catch(...)
+                {
+                    ROCP_ERROR << "internal thread " << name << " stopped on an exception";
+                }
+            });
+        notify(false);
+        return thr;
+    }
+    catch(const std::exception& e)
+    {
+        ROCP_ERROR << "cannot start internal thread " << name << ": " << e.what();
+        return nullptr;
+    }
+}
+} // namespace rocprofiler::internal_threading
+
+extern "C"
+{
+    rocprofiler_status_t
+    rocprofiler_at_internal_thread_create(rocprofiler_internal_thread_library_cb_t precreate,
+                                          rocprofiler_internal_thread_library_cb_t postcreate,
+                                          int libs, void* data)
+    {
+        using namespace rocprofiler;
+        return api_call(
+            __func__,
+            [&]()
+            {
+                if(precreate == nullptr && postcreate == nullptr)
+                    return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+                if(auto locked = registration::check_configuration_open();
+                   locked != ROCPROFILER_STATUS_SUCCESS)
+                    return locked;
+                std::lock_guard<std::mutex> lock{internal_threading::notifier_mutex()};
+                internal_threading::notifiers().push_back({precreate, postcreate, libs, data});
+                return ROCPROFILER_STATUS_SUCCESS;
+            });
+    }
+
+    rocprofiler_status_t
+    rocprofiler_create_callback_thread(rocprofiler_callback_thread_t* cb_thread_id)
+    {
+        using namespace rocprofiler;
+        return api_call(__func__,
+                        [&]()
+                        {
+                            if(cb_thread_id == nullptr)
+                                return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+                            if(auto locked = registration::check_configuration_open();
+                               locked != ROCPROFILER_STATUS_SUCCESS)
+                                return locked;
+                            return callback_thread::create(&cb_thread_id->handle);
+                        });
+    }
+
+    rocprofiler_status_t
+    rocprofiler_assign_callback_thread(rocprofiler_buffer_id_t       buffer_id,
+                                       rocprofiler_callback_thread_t cb_thread_id)
+    {
+        using namespace rocprofiler;
+        return api_call(__func__,
+                        [&]()
+                        {
+                            if(auto locked = registration::check_configuration_open();
+                               locked != ROCPROFILER_STATUS_SUCCESS)
+                                return locked;
+                            return callback_thread::assign(buffer_id.handle, cb_thread_id.handle);
+                        });
+    }
+}

@@ -17,8 +17,8 @@ parse_level(const char* text, int fallback)
         int         value;
     };
     static constexpr entry table[] = {
-        {"trace", trace},     {"info", info},   {"warning", warning}, {"warn", warning},
-        {"error", error},     {"none", none},   {"off", none},        {"quiet", warning},
+        {"trace", trace}, {"info", info}, {"warning", warning}, {"warn", warning},
+        {"error", error}, {"none", none}, {"off", none},        {"quiet", warning},
     };
     for(const auto& e : table)
         if(strcasecmp(text, e.name) == 0) return e.value;
@@ -33,4 +33,4 @@ threshold()
     static const int value = parse_level(std::getenv("ROCPROFILER_LOG_LEVEL"), warning);
     return value;
 }
-}  // namespace rocprofiler::logging
+} // namespace rocprofiler::logging

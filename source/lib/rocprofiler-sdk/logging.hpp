@@ -21,27 +21,24 @@ enum level : int
 };
 
 // Threshold from ROCPROFILER_LOG_LEVEL, parsed once.
-int
-threshold();
+int threshold();
 
 // Parses a level name; unknown names give `fallback`.
-int
-parse_level(const char* text, int fallback);
+int parse_level(const char* text, int fallback);
 
 inline bool
 enabled(int lvl)
 {
     return lvl >= threshold();
 }
-}  // namespace rocprofiler::logging
+} // namespace rocprofiler::logging
 
-#define ROCP_LOG_IF_ENABLED(LVL, GLOG_SEVERITY)                                                \
-    if(!::rocprofiler::logging::enabled(::rocprofiler::logging::LVL))                          \
-    {}                                                                                         \
-    else                                                                                       \
-        LOG(GLOG_SEVERITY) << "rocprofiler-sdk: "
+// An expression (glog's LOG_IF), so it is safe inside an unbraced if/else.
+#define ROCP_LOG_IF_ENABLED(LVL, GLOG_SEVERITY)                                                    \
+    LOG_IF(GLOG_SEVERITY, ::rocprofiler::logging::enabled(::rocprofiler::logging::LVL))            \
+        << "rocprofiler-sdk: "
 
-#define ROCP_TRACE   ROCP_LOG_IF_ENABLED(trace, INFO)
-#define ROCP_INFO    ROCP_LOG_IF_ENABLED(info, INFO)
+#define ROCP_TRACE ROCP_LOG_IF_ENABLED(trace, INFO)
+#define ROCP_INFO ROCP_LOG_IF_ENABLED(info, INFO)
 #define ROCP_WARNING ROCP_LOG_IF_ENABLED(warning, WARNING)
-#define ROCP_ERROR   ROCP_LOG_IF_ENABLED(error, ERROR)
+#define ROCP_ERROR ROCP_LOG_IF_ENABLED(error, ERROR)

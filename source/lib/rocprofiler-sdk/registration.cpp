@@ -1,1 +1,472 @@
-// MIT License - see LICENSE. (placeholder, being written)
+// MIT License - see LICENSE.
+#include "rocprofiler-sdk/registration.hpp"
+#include "rocprofiler-sdk/api_guard.hpp"
+#include "rocprofiler-sdk/buffer.hpp"
+#include "rocprofiler-sdk/callback_thread.hpp"
+#include "rocprofiler-sdk/context.hpp"
+#include "rocprofiler-sdk/kfd/service.hpp"
+
+#include <rocprofiler-sdk/registration.h>
+#include <rocprofiler-sdk/version.h>
+
+#include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace rocprofiler::registration
+{
+namespace
+{
+struct client
+{
+    uint32_t                      id = 0;
+    std::string                   source; // where the tool was found, for log lines
+    rocprofiler_configure_func_t  configure  = nullptr;
+    rocprofiler_client_id_t*      client_id  = nullptr;
+    rocprofiler_tool_initialize_t initialize = nullptr;
+    rocprofiler_tool_finalize_t   finalize   = nullptr;
+    void*                         tool_data  = nullptr;
+    bool                          active     = false; // configured and initialized
+    std::atomic<bool>             finalized{false};
+};
+
+std::atomic<int>      current{static_cast<int>(phase::uninitialized)};
+std::atomic<uint32_t> configuring{UINT32_MAX};
+std::atomic<bool>     forked_child{false};
+std::atomic<pid_t>    initialized_pid{0};
+
+std::recursive_mutex&
+life_mutex()
+{
+    static auto* m = new std::recursive_mutex{};
+    return *m;
+}
+
+// Never destroyed: tools and the atexit handler may use them until the very end.
+std::vector<rocprofiler_configure_func_t>&
+forced_configures()
+{
+    static auto* v = new std::vector<rocprofiler_configure_func_t>{};
+    return *v;
+}
+
+std::vector<client*>&
+clients()
+{
+    static auto* v = new std::vector<client*>{};
+    return *v;
+}
+
+void
+set_phase(phase p)
+{
+    current.store(static_cast<int>(p));
+}
+
+struct candidate
+{
+    rocprofiler_configure_func_t fn;
+    std::string                  source;
+};
+
+void
+add_candidate(std::vector<candidate>& out, rocprofiler_configure_func_t fn, std::string source)
+{
+    if(fn == nullptr) return;
+    for(const auto& c : out)
+        if(c.fn == fn) return; // the same tool found twice (e.g. preloaded and listed)
+    out.push_back({fn, std::move(source)});
+}
+
+std::vector<std::string>
+split_tool_list(const char* text)
+{
+    std::vector<std::string> out;
+    std::string              current_entry;
+    for(const char* p = text; p != nullptr && *p != '\0'; ++p)
+    {
+        if(*p == ':' || *p == ',' || *p == ' ' || *p == '\t' || *p == '\n')
+        {
+            if(!current_entry.empty()) out.push_back(current_entry);
+            current_entry.clear();
+        }
+        else
+            current_entry.push_back(*p);
+    }
+    if(!current_entry.empty()) out.push_back(current_entry); // the last entry counts too
+    return out;
+}
+
+void
+find_listed_tools(std::vector<candidate>& out)
+{
+    const char* list = std::getenv("ROCP_TOOL_LIBRARIES");
+    for(const auto& path : split_tool_list(list))
+    {
+        void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+        if(handle == nullptr)
+        {
+            const char* why = dlerror();
+            ROCP_WARNING << "ROCP_TOOL_LIBRARIES: cannot load " << path << ": "
+                         << (why ? why : "unknown error");
+            continue;
+        }
+        auto fn =
+            reinterpret_cast<rocprofiler_configure_func_t>(dlsym(handle, "rocprofiler_configure"));
+        if(fn == nullptr)
+        {
+            ROCP_WARNING << "ROCP_TOOL_LIBRARIES: " << path
+                         << " does not export rocprofiler_configure; ignored";
+            continue;
+        }
+        add_candidate(out, fn, path); // the handle stays open for the process's lifetime
+    }
+}
+
+int
+visit_loaded_object(struct dl_phdr_info* info, size_t, void* data)
+{
+    auto*       out  = static_cast<std::vector<candidate>*>(data);
+    const char* name = info->dlpi_name;
+    void* handle     = (name == nullptr || *name == '\0') ? dlopen(nullptr, RTLD_LAZY | RTLD_NOLOAD)
+                                                          : dlopen(name, RTLD_LAZY | RTLD_NOLOAD);
+    if(handle == nullptr) return 0;
+    auto fn =
+        reinterpret_cast<rocprofiler_configure_func_t>(dlsym(handle, "rocprofiler_configure"));
+    add_candidate(*out, fn, (name && *name) ? name : "the application");
+    dlclose(handle);
+    return 0;
+}
+
+std::vector<candidate>
+discover_tools()
+{
+    std::vector<candidate> out;
+    for(auto fn : forced_configures())
+        add_candidate(out, fn, "rocprofiler_force_configure");
+    find_listed_tools(out);
+    dl_iterate_phdr(visit_loaded_object, &out);
+    return out;
+}
+
+void
+configure_tool(const candidate& found, uint32_t priority)
+{
+    auto* c      = new client{};
+    c->id        = static_cast<uint32_t>(clients().size()) + 1;
+    c->source    = found.source;
+    c->configure = found.fn;
+    c->client_id = new rocprofiler_client_id_t{nullptr, c->id};
+    clients().push_back(c);
+
+    configuring.store(c->id);
+    rocprofiler_tool_configure_result_t* result = nullptr;
+    try
+    {
+        result = found.fn(ROCPROFILER_VERSION, ROCPROFILER_VERSION_STRING, priority, c->client_id);
+    }
+    catch(...)
+    {
+        ROCP_WARNING << "tool from " << found.source << ": rocprofiler_configure threw; ignored";
+        result = nullptr;
+    }
+    configuring.store(UINT32_MAX);
+    if(result == nullptr) return; // the tool declined
+    if(result->size < sizeof(size_t) + sizeof(rocprofiler_tool_initialize_t))
+    {
+        ROCP_WARNING << "tool from " << found.source
+                     << ": configure result has an invalid size; ignored";
+        return;
+    }
+    c->initialize = result->initialize;
+    if(result->size >= offsetof(rocprofiler_tool_configure_result_t, tool_data) + sizeof(void*))
+    {
+        c->finalize  = result->finalize;
+        c->tool_data = result->tool_data;
+    }
+    else if(result->size >= offsetof(rocprofiler_tool_configure_result_t, finalize) + sizeof(void*))
+        c->finalize = result->finalize;
+    c->active = true;
+}
+
+void finalize_client(rocprofiler_client_id_t id);
+
+void
+initialize_tool(client& c)
+{
+    if(!c.active || c.initialize == nullptr) return;
+    configuring.store(c.id);
+    int rc = 0;
+    try
+    {
+        rc = c.initialize(&finalize_client, c.tool_data);
+    }
+    catch(...)
+    {
+        rc = -1;
+    }
+    configuring.store(UINT32_MAX);
+    if(rc != 0)
+    {
+        ROCP_WARNING << "tool " << (c.client_id->name ? c.client_id->name : c.source)
+                     << ": initialize returned " << rc << "; the tool is withdrawn";
+        context::stop_all(c.id);
+        c.active = false;
+        c.finalized.store(true);
+    }
+}
+
+// Delivers what the client's buffers hold, then calls its finalize once. Records in flight
+// for a slow callback are waited for, up to a bound, so exit never hangs.
+void
+finish_client(client& c, bool stop_contexts)
+{
+    if(c.finalized.exchange(true)) return;
+    if(stop_contexts) context::stop_all(c.id);
+    auto timeout = std::chrono::milliseconds{10000};
+    if(const char* env = std::getenv("ROCPROFILER_FINALIZE_TIMEOUT_MS"); env && *env)
+        timeout = std::chrono::milliseconds{std::strtoull(env, nullptr, 10)};
+    for(size_t i = 1; i <= buffer::count(); ++i)
+    {
+        auto  owner = buffer::owner_context(i);
+        auto* ctx   = context::find(owner);
+        if(ctx == nullptr || ctx->client != c.id) continue;
+        if(buffer::flush(i, timeout) == ROCPROFILER_STATUS_ERROR)
+            ROCP_WARNING << "buffer " << i << " was not delivered within " << timeout.count()
+                         << " ms at finalization; the rest of its records are dropped";
+        buffer::close(i); // no callback for this tool after its finalize
+    }
+    if(c.active && c.finalize != nullptr)
+    {
+        try
+        {
+            c.finalize(c.tool_data);
+        }
+        catch(...)
+        {
+            ROCP_WARNING << "tool " << c.source << ": finalize threw; ignored";
+        }
+    }
+}
+
+void
+finalize_client(rocprofiler_client_id_t id)
+{
+    try
+    {
+        std::lock_guard<std::recursive_mutex> lock{life_mutex()};
+        for(auto* c : clients())
+            if(c->id == id.handle) finish_client(*c, true);
+    }
+    catch(...)
+    {
+    }
+}
+
+void
+atfork_prepare()
+{
+    buffer::lock_all_for_fork();
+    callback_thread::lock_all_for_fork();
+}
+
+void
+atfork_parent()
+{
+    callback_thread::unlock_all_after_fork();
+    buffer::unlock_all_after_fork();
+}
+
+void
+atfork_child()
+{
+    callback_thread::unlock_all_after_fork();
+    buffer::unlock_all_after_fork();
+    if(current_phase() == phase::uninitialized) return;
+    forked_child.store(true);
+    callback_thread::forget_after_fork();
+    buffer::discard_after_fork();
+    kfd::service::forget_after_fork();
+    for(size_t i = 0; i < context::count(); ++i)
+        if(auto* ctx = context::at(i)) ctx->active.store(false);
+}
+
+void
+register_exit_handlers()
+{
+    static bool done = false;
+    if(done) return;
+    done = true;
+    // Registered before any tool runs, so that handlers registered later (e.g. by the KFD
+    // emulator when /dev/kfd is opened) run before the SDK finalizes.
+    std::atexit([] { finalize(); });
+    pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+}
+} // namespace
+
+phase
+current_phase() noexcept
+{
+    return static_cast<phase>(current.load());
+}
+
+rocprofiler_status_t
+check_configuration_open() noexcept
+{
+    switch(current_phase())
+    {
+    case phase::initializing:
+        return configuring.load() != UINT32_MAX ? ROCPROFILER_STATUS_SUCCESS
+                                                : ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
+    case phase::finalizing:
+    case phase::finalized:
+        return ROCPROFILER_STATUS_ERROR_FINALIZED;
+    default:
+        return ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
+    }
+}
+
+bool
+is_finalized_or_finalizing() noexcept
+{
+    auto p = current_phase();
+    return p == phase::finalizing || p == phase::finalized;
+}
+
+uint32_t
+configuring_client() noexcept
+{
+    return configuring.load();
+}
+
+bool
+in_forked_child() noexcept
+{
+    return forked_child.load();
+}
+
+void
+on_library_load() noexcept
+{
+    try
+    {
+        std::lock_guard<std::recursive_mutex> lock{life_mutex()};
+        if(current_phase() != phase::uninitialized) return;
+        if(discover_tools().empty()) return; // wait for rocprofiler_force_configure
+    }
+    catch(...)
+    {
+        return;
+    }
+    initialize();
+}
+
+void
+initialize() noexcept
+{
+    try
+    {
+        std::lock_guard<std::recursive_mutex> lock{life_mutex()};
+        if(current_phase() != phase::uninitialized) return;
+        set_phase(phase::initializing);
+        initialized_pid.store(getpid());
+        register_exit_handlers();
+        auto found = discover_tools();
+        for(size_t i = 0; i < found.size(); ++i)
+            configure_tool(found[i], static_cast<uint32_t>(i));
+        for(auto* c : clients())
+            initialize_tool(*c);
+        set_phase(phase::initialized);
+        ROCP_INFO << "initialized with " << found.size() << " tool(s)";
+    }
+    catch(const std::exception& e)
+    {
+        ROCP_ERROR << "initialization failed: " << e.what();
+        set_phase(phase::initialized);
+    }
+}
+
+void
+finalize() noexcept
+{
+    try
+    {
+        std::lock_guard<std::recursive_mutex> lock{life_mutex()};
+        auto                                  p = current_phase();
+        if(p == phase::finalizing || p == phase::finalized) return;
+        if(p == phase::uninitialized)
+        {
+            set_phase(phase::finalized);
+            return;
+        }
+        set_phase(phase::finalizing);
+        if(in_forked_child())
+        {
+            // The parent owns the tools' output: a forked child finalizes nothing.
+            set_phase(phase::finalized);
+            return;
+        }
+        // 1. Drain the event sources while contexts are still active.
+        kfd::service::shutdown();
+        // 2. Per tool: stop contexts, deliver buffers, call finalize.
+        for(auto* c : clients())
+            finish_client(*c, true);
+        callback_thread::stop_all(std::chrono::milliseconds{2000});
+        set_phase(phase::finalized);
+    }
+    catch(...)
+    {
+        set_phase(phase::finalized);
+    }
+}
+} // namespace rocprofiler::registration
+
+extern "C"
+{
+    rocprofiler_status_t rocprofiler_is_initialized(int* status)
+    {
+        if(status == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+        using rocprofiler::registration::phase;
+        auto p  = rocprofiler::registration::current_phase();
+        *status = (p == phase::uninitialized) ? 0 : (p == phase::initializing ? -1 : 1);
+        return ROCPROFILER_STATUS_SUCCESS;
+    }
+
+    rocprofiler_status_t rocprofiler_is_finalized(int* status)
+    {
+        if(status == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+        using rocprofiler::registration::phase;
+        auto p  = rocprofiler::registration::current_phase();
+        *status = (p == phase::finalized) ? 1 : (p == phase::finalizing ? -1 : 0);
+        return ROCPROFILER_STATUS_SUCCESS;
+    }
+
+    rocprofiler_status_t rocprofiler_force_configure(rocprofiler_configure_func_t configure_func)
+    {
+        using namespace rocprofiler;
+        return api_call(
+            __func__,
+            [&]()
+            {
+                if(configure_func == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+                {
+                    std::lock_guard<std::recursive_mutex> lock{registration::life_mutex()};
+                    if(registration::current_phase() != registration::phase::uninitialized)
+                        return ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
+                    registration::forced_configures().push_back(configure_func);
+                }
+                registration::initialize();
+                return ROCPROFILER_STATUS_SUCCESS;
+            });
+    }
+}

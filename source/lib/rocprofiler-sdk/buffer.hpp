@@ -1,0 +1,73 @@
+// MIT License - see LICENSE.
+//
+// Buffers: records written by producers (the KFD reader) are copied into a buffer under a
+// short lock and delivered in batches to the tool's callback on a callback thread. A producer
+// never waits for a callback: a full DISCARD buffer drops (and counts), a LOSSLESS buffer
+// grows up to its cap. Buffers live in a fixed table and are never freed while the process
+// runs (a destroyed buffer only releases its storage), so a producer holding an id can never
+// touch freed memory.
+#pragma once
+
+#include <rocprofiler-sdk/buffer.h>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+
+namespace rocprofiler::buffer
+{
+inline constexpr size_t max_buffers = 1024;
+// Default cap of a LOSSLESS buffer's growth: the larger of 4 x size and this, unless
+// ROCPROFILER_BUFFER_LOSSLESS_CAP_BYTES sets it (never below size).
+inline constexpr size_t default_lossless_cap = size_t{256} << 20;
+
+rocprofiler_status_t create(uint64_t context_id, size_t size, size_t watermark,
+                            rocprofiler_buffer_policy_t     policy,
+                            rocprofiler_buffer_tracing_cb_t callback, void* callback_data,
+                            uint64_t* buffer_id);
+
+bool exists(uint64_t buffer_id) noexcept;
+
+// Context that owns the buffer, or UINT64_MAX.
+uint64_t owner_context(uint64_t buffer_id) noexcept;
+
+rocprofiler_status_t set_callback_thread(uint64_t buffer_id, uint64_t thread_id);
+
+// Copies one record into the buffer. Never blocks on a callback. False when the record was
+// dropped (buffer full, destroyed or closed); drops are counted and reported to the callback.
+bool emplace(uint64_t buffer_id, uint32_t category, uint32_t kind, const void* record,
+             size_t size) noexcept;
+
+// Returns once every record emplaced before the call was delivered, or the timeout passed
+// (then ROCPROFILER_STATUS_ERROR). BUFFER_BUSY when called from the buffer's callback thread.
+rocprofiler_status_t flush(uint64_t                  buffer_id,
+                           std::chrono::milliseconds timeout = std::chrono::milliseconds::max());
+
+// Flushes, then destroys. Records emplaced later are dropped.
+rocprofiler_status_t destroy(uint64_t buffer_id);
+
+// After the owning tool's finalize: no callback will run for this buffer again.
+void close(uint64_t buffer_id) noexcept;
+
+// Called by the callback thread: hands everything pending to the tool's callback.
+void deliver(uint64_t buffer_id) noexcept;
+
+// Totals since creation (for loss accounting and tests).
+struct totals
+{
+    uint64_t emplaced;
+    uint64_t delivered;
+    uint64_t dropped;
+    size_t   pending_bytes;
+    size_t   peak_bytes;
+};
+bool get_totals(uint64_t buffer_id, totals& out) noexcept;
+
+// Number of buffer ids handed out so far (ids are 0 .. count-1).
+size_t count() noexcept;
+
+// fork() support: lock/unlock every buffer; in the child, drop the parent's records.
+void lock_all_for_fork() noexcept;
+void unlock_all_after_fork() noexcept;
+void discard_after_fork() noexcept;
+} // namespace rocprofiler::buffer

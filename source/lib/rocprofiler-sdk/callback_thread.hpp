@@ -1,0 +1,42 @@
+// MIT License - see LICENSE.
+//
+// Callback threads run buffer callbacks, never on the thread that produced the records.
+// Each has a queue of buffers to deliver; a buffer is served by exactly one thread, so its
+// records reach the tool in emplacement order. Thread 0 is the default, started lazily.
+#pragma once
+
+#include <rocprofiler-sdk/fwd.h>
+
+#include <chrono>
+#include <cstdint>
+
+namespace rocprofiler::callback_thread
+{
+inline constexpr uint64_t default_thread = 0;
+inline constexpr size_t   max_threads    = 64;
+
+// Reserves a new callback thread (its OS thread starts at the first delivery).
+rocprofiler_status_t create(uint64_t* thread_id);
+
+// Makes `buffer_id` deliver on `thread_id`.
+rocprofiler_status_t assign(uint64_t buffer_id, uint64_t thread_id);
+
+bool exists(uint64_t thread_id);
+
+// Queues a delivery of `buffer_id` on `thread_id`. False if the thread cannot run.
+bool schedule(uint64_t thread_id, uint64_t buffer_id) noexcept;
+
+// True when called from callback thread `thread_id`.
+bool is_current(uint64_t thread_id) noexcept;
+
+// Stops every thread after its queue is empty. A thread still inside a tool callback after
+// `timeout` is abandoned (detached) so that exit never hangs.
+void stop_all(std::chrono::milliseconds timeout) noexcept;
+
+// In a forked child: forget the parent's threads (they do not exist here).
+void forget_after_fork() noexcept;
+
+// fork() safety: hold / release every queue lock around fork.
+void lock_all_for_fork() noexcept;
+void unlock_all_after_fork() noexcept;
+} // namespace rocprofiler::callback_thread

@@ -1,0 +1,18 @@
+// MIT License - see LICENSE.
+//
+// Creation of the SDK's own threads: runs the tools' pre/post-create notifications
+// (rocprofiler_at_internal_thread_create) around every std::thread the SDK starts, names
+// the thread, and reports failure as a status instead of an exception.
+#pragma once
+
+#include <rocprofiler-sdk/fwd.h>
+
+#include <functional>
+#include <memory>
+#include <thread>
+
+namespace rocprofiler::internal_threading
+{
+// Starts `body` on a new thread named `name` (at most 15 characters). nullptr on failure.
+std::unique_ptr<std::thread> start_thread(const char* name, std::function<void()> body) noexcept;
+} // namespace rocprofiler::internal_threading

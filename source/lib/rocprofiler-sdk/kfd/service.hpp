@@ -1,0 +1,34 @@
+// MIT License - see LICENSE.
+//
+// The page-migration service: wiring between contexts/buffers and the KFD reader. It owns
+// the device (the /dev/kfd fd and one SMI fd per GPU), the reader thread, the kernel event
+// mask (only what active contexts need), pid filtering and the loss counters.
+#pragma once
+
+#include "rocprofiler-sdk/context.hpp"
+
+#include <rocprofiler-sdk/ext/kfd.h>
+#include <rocprofiler-sdk/fwd.h>
+
+namespace rocprofiler::kfd::service
+{
+// Whether the service can run here: /dev/kfd opens, the KFD version is >= 1.10 and there is
+// at least one GPU. Checked once; logs one line saying why not and what to do.
+rocprofiler_status_t check_available() noexcept;
+
+// A context that uses the service was started: opens the device and starts the reader on
+// first use, then enables the events it needs.
+rocprofiler_status_t context_started(const context::context& ctx) noexcept;
+
+// A context was stopped: returns once the reader can no longer write to its buffers.
+void context_stopped(const context::context& ctx) noexcept;
+
+// At finalization: last drain of every fd while contexts are still active, stop the reader,
+// count starts never ended, log a warning if anything was lost.
+void shutdown() noexcept;
+
+// In a forked child: close the inherited SMI fds without touching the parent's clients.
+void forget_after_fork() noexcept;
+
+rocprofiler_status_t get_loss_stats(uint64_t gpu_id, rocprofiler_kfd_loss_stats_t* stats) noexcept;
+} // namespace rocprofiler::kfd::service

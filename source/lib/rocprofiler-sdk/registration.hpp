@@ -1,0 +1,46 @@
+// MIT License - see LICENSE.
+//
+// Tool registration and the SDK's life cycle: discovery of tools (force-configured, listed
+// in ROCP_TOOL_LIBRARIES, preloaded or linked), their configure/initialize calls, and
+// finalization at exit (drain, deliver, then each tool's finalize exactly once).
+#pragma once
+
+#include <rocprofiler-sdk/fwd.h>
+#include <rocprofiler-sdk/registration.h>
+
+#include <cstdint>
+
+namespace rocprofiler::registration
+{
+enum class phase : int
+{
+    uninitialized = 0,
+    initializing,
+    initialized,
+    finalizing,
+    finalized,
+};
+
+phase current_phase() noexcept;
+
+// SUCCESS while tools initialize; CONFIGURATION_LOCKED before or after; FINALIZED after.
+rocprofiler_status_t check_configuration_open() noexcept;
+
+bool is_finalized_or_finalizing() noexcept;
+
+// Client id of the tool being configured/initialized right now (UINT32_MAX if none).
+uint32_t configuring_client() noexcept;
+
+// Runs at library load: initializes when any tool is found, else waits for
+// rocprofiler_force_configure.
+void on_library_load() noexcept;
+
+// Discovers and initializes tools; idempotent.
+void initialize() noexcept;
+
+// Drains, delivers and finalizes every tool; idempotent. Registered with atexit.
+void finalize() noexcept;
+
+// True in a child created by fork() after the SDK initialized in the parent.
+bool in_forked_child() noexcept;
+} // namespace rocprofiler::registration

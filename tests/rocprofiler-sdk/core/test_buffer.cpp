@@ -1,0 +1,408 @@
+// MIT License - see LICENSE.
+//
+// Buffers through their internal interface (records are emplaced by the test, as the KFD
+// reader does): watermark, flush, DISCARD drops, LOSSLESS growth and cap, a blocked
+// callback never blocking the producer, a throwing callback, several producers, ordering,
+// callback threads.
+#include "rocprofiler-sdk/buffer.hpp"
+#include "rocprofiler-sdk/callback_thread.hpp"
+#include "rocprofiler-sdk/context.hpp"
+
+#include <gtest/gtest.h>
+#include <pthread.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstring>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace rb = rocprofiler::buffer;
+
+namespace
+{
+constexpr uint32_t category = ROCPROFILER_BUFFER_CATEGORY_TRACING;
+constexpr uint32_t kind     = ROCPROFILER_BUFFER_TRACING_PAGE_MIGRATION;
+
+// A 96-byte test record: who produced it and its sequence number.
+struct test_record
+{
+    uint64_t producer;
+    uint64_t sequence;
+    uint64_t padding[10];
+};
+
+// Collects what callbacks receive; optionally blocks inside the callback until released.
+struct sink
+{
+    std::mutex               mutex;
+    std::condition_variable  changed;
+    std::vector<test_record> records;
+    uint64_t                 drops      = 0;
+    int                      calls      = 0;
+    bool                     gate_open  = true;
+    bool                     inside     = false;
+    bool                     throw_once = false;
+    std::string              thread_name;
+    std::thread::id          thread_id;
+
+    void wait_inside()
+    {
+        std::unique_lock<std::mutex> lock{mutex};
+        changed.wait(lock, [&] { return inside; });
+    }
+    void open_gate()
+    {
+        std::lock_guard<std::mutex> lock{mutex};
+        gate_open = true;
+        changed.notify_all();
+    }
+};
+
+void
+sink_callback(rocprofiler_context_id_t, rocprofiler_buffer_id_t,
+              rocprofiler_record_header_t** headers, size_t count, void* data, uint64_t drop_count)
+{
+    auto*                        s = static_cast<sink*>(data);
+    std::unique_lock<std::mutex> lock{s->mutex};
+    s->calls += 1;
+    s->drops += drop_count;
+    char name[16] = {};
+    pthread_getname_np(pthread_self(), name, sizeof(name));
+    s->thread_name = name;
+    s->thread_id   = std::this_thread::get_id();
+    for(size_t i = 0; i < count; ++i)
+    {
+        EXPECT_EQ(headers[i]->category, category);
+        EXPECT_EQ(headers[i]->kind, kind);
+        EXPECT_EQ(reinterpret_cast<uintptr_t>(headers[i]->payload) % 8, 0u);
+        s->records.push_back(*static_cast<const test_record*>(headers[i]->payload));
+    }
+    s->inside = true;
+    s->changed.notify_all();
+    s->changed.wait(lock, [&] { return s->gate_open; });
+    s->inside = false;
+    if(s->throw_once)
+    {
+        s->throw_once = false;
+        throw std::runtime_error("tool bug");
+    }
+}
+
+uint64_t
+make_context()
+{
+    uint64_t id = 0;
+    EXPECT_EQ(rocprofiler::context::create(1, &id), ROCPROFILER_STATUS_SUCCESS);
+    return id;
+}
+
+uint64_t
+make_buffer(sink& s, size_t size, size_t watermark, rocprofiler_buffer_policy_t policy)
+{
+    uint64_t id = 0;
+    EXPECT_EQ(rb::create(make_context(), size, watermark, policy, sink_callback, &s, &id),
+              ROCPROFILER_STATUS_SUCCESS);
+    return id;
+}
+
+bool
+put(uint64_t buffer, uint64_t producer, uint64_t sequence)
+{
+    test_record r{};
+    r.producer = producer;
+    r.sequence = sequence;
+    return rb::emplace(buffer, category, kind, &r, sizeof(r));
+}
+} // namespace
+
+TEST(buffer, nothing_is_delivered_below_the_watermark)
+{
+    sink s;
+    auto id = make_buffer(s, 100 * sizeof(test_record), 5 * sizeof(test_record),
+                          ROCPROFILER_BUFFER_POLICY_DISCARD);
+    for(int i = 0; i < 4; ++i)
+        ASSERT_TRUE(put(id, 0, i));
+    rb::totals t{};
+    ASSERT_TRUE(rb::get_totals(id, t));
+    EXPECT_EQ(t.emplaced, 4u);
+    EXPECT_EQ(t.delivered, 0u); // no delivery was ever requested
+    ASSERT_TRUE(put(id, 0, 4)); // reaches the watermark
+    ASSERT_EQ(rb::flush(id), ROCPROFILER_STATUS_SUCCESS);
+    std::lock_guard<std::mutex> lock{s.mutex};
+    ASSERT_EQ(s.records.size(), 5u);
+    EXPECT_EQ(s.calls, 1);
+    for(uint64_t i = 0; i < 5; ++i)
+        EXPECT_EQ(s.records[i].sequence, i);
+}
+
+TEST(buffer, explicit_flush_delivers_everything_emplaced_before_it)
+{
+    sink s;
+    auto id = make_buffer(s, 1 << 20, 1 << 20, ROCPROFILER_BUFFER_POLICY_DISCARD);
+    ASSERT_TRUE(put(id, 0, 7));
+    ASSERT_EQ(rb::flush(id), ROCPROFILER_STATUS_SUCCESS);
+    std::lock_guard<std::mutex> lock{s.mutex};
+    ASSERT_EQ(s.records.size(), 1u);
+    EXPECT_EQ(s.records[0].sequence, 7u);
+}
+
+TEST(buffer, callbacks_run_on_the_default_callback_thread_not_the_producer)
+{
+    sink s;
+    auto id = make_buffer(s, 1 << 20, 0, ROCPROFILER_BUFFER_POLICY_DISCARD);
+    ASSERT_TRUE(put(id, 0, 0));
+    ASSERT_EQ(rb::flush(id), ROCPROFILER_STATUS_SUCCESS);
+    std::lock_guard<std::mutex> lock{s.mutex};
+    EXPECT_NE(s.thread_id, std::this_thread::get_id());
+    EXPECT_EQ(s.thread_name, "rocprof-cb");
+}
+
+TEST(buffer, assigned_callback_thread_runs_the_callback)
+{
+    sink     s;
+    auto     id     = make_buffer(s, 1 << 20, 0, ROCPROFILER_BUFFER_POLICY_DISCARD);
+    uint64_t thread = 0;
+    ASSERT_EQ(rocprofiler::callback_thread::create(&thread), ROCPROFILER_STATUS_SUCCESS);
+    ASSERT_EQ(rocprofiler::callback_thread::assign(id, thread), ROCPROFILER_STATUS_SUCCESS);
+    EXPECT_EQ(rocprofiler::callback_thread::assign(id, 999),
+              ROCPROFILER_STATUS_ERROR_THREAD_NOT_FOUND);
+    EXPECT_EQ(rocprofiler::callback_thread::assign(123456, thread),
+              ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND);
+    ASSERT_TRUE(put(id, 0, 0));
+    ASSERT_EQ(rb::flush(id), ROCPROFILER_STATUS_SUCCESS);
+    std::lock_guard<std::mutex> lock{s.mutex};
+    EXPECT_EQ(s.thread_name, "rocprof-cb-" + std::to_string(thread));
+}
+
+TEST(buffer, discard_drops_what_does_not_fit_and_reports_the_count)
+{
+    sink s;
+    s.gate_open = false;
+    auto id     = make_buffer(s, 10 * sizeof(test_record), 10 * sizeof(test_record),
+                              ROCPROFILER_BUFFER_POLICY_DISCARD);
+    for(int i = 0; i < 10; ++i)
+        ASSERT_TRUE(put(id, 0, i));
+    s.wait_inside(); // the first 10 are with the (blocked) callback; the buffer is empty
+    int stored = 0;
+    for(int i = 10; i < 25; ++i)
+        stored += put(id, 0, i) ? 1 : 0;
+    EXPECT_EQ(stored, 10);
+    s.open_gate();
+    ASSERT_EQ(rb::flush(id), ROCPROFILER_STATUS_SUCCESS);
+    rb::totals t{};
+    ASSERT_TRUE(rb::get_totals(id, t));
+    std::lock_guard<std::mutex> lock{s.mutex};
+    EXPECT_EQ(s.records.size(), 20u);
+    EXPECT_EQ(s.drops, 5u);
+    EXPECT_EQ(t.dropped, 5u);
+    for(uint64_t i = 0; i < 20; ++i)
+        EXPECT_EQ(s.records[i].sequence, i); // the last five were the ones dropped
+}
+
+TEST(buffer, lossless_grows_while_the_callback_is_blocked_and_producer_never_waits)
+{
+    sink s;
+    s.gate_open = false;
+    auto id     = make_buffer(s, 16 * sizeof(test_record), 8 * sizeof(test_record),
+                              ROCPROFILER_BUFFER_POLICY_LOSSLESS);
+    for(int i = 0; i < 8; ++i)
+        ASSERT_TRUE(put(id, 0, i));
+    s.wait_inside();
+    // The callback is blocked until the gate opens: if emplace waited for it, this loop
+    // would never finish (the test would time out instead of passing).
+    constexpr int total = 20000;
+    for(int i = 8; i < total; ++i)
+        ASSERT_TRUE(put(id, 0, i)) << i;
+    rb::totals t{};
+    ASSERT_TRUE(rb::get_totals(id, t));
+    EXPECT_EQ(t.emplaced, static_cast<uint64_t>(total));
+    EXPECT_EQ(t.delivered, 0u);                           // still inside the first callback
+    EXPECT_GT(t.pending_bytes, 16 * sizeof(test_record)); // grew past the requested size
+    s.open_gate();
+    ASSERT_EQ(rb::flush(id), ROCPROFILER_STATUS_SUCCESS);
+    std::lock_guard<std::mutex> lock{s.mutex};
+    ASSERT_EQ(s.records.size(), static_cast<size_t>(total));
+    EXPECT_EQ(s.drops, 0u);
+    for(int i = 0; i < total; ++i)
+        ASSERT_EQ(s.records[i].sequence, static_cast<uint64_t>(i));
+}
+
+TEST(buffer, lossless_drops_and_counts_only_past_its_cap)
+{
+    setenv("ROCPROFILER_BUFFER_LOSSLESS_CAP_BYTES",
+           std::to_string(40 * sizeof(test_record)).c_str(), 1);
+    sink s;
+    s.gate_open = false;
+    auto id     = make_buffer(s, 10 * sizeof(test_record), 10 * sizeof(test_record),
+                              ROCPROFILER_BUFFER_POLICY_LOSSLESS);
+    unsetenv("ROCPROFILER_BUFFER_LOSSLESS_CAP_BYTES");
+    for(int i = 0; i < 10; ++i)
+        ASSERT_TRUE(put(id, 0, i));
+    s.wait_inside();
+    int stored = 0;
+    for(int i = 0; i < 50; ++i)
+        stored += put(id, 0, 100 + i) ? 1 : 0;
+    EXPECT_EQ(stored, 40);
+    s.open_gate();
+    ASSERT_EQ(rb::flush(id), ROCPROFILER_STATUS_SUCCESS);
+    std::lock_guard<std::mutex> lock{s.mutex};
+    EXPECT_EQ(s.records.size(), 50u);
+    EXPECT_EQ(s.drops, 10u);
+}
+
+TEST(buffer, a_throwing_callback_does_not_stop_later_deliveries)
+{
+    sink s;
+    s.throw_once = true;
+    auto id      = make_buffer(s, 1 << 20, 0, ROCPROFILER_BUFFER_POLICY_DISCARD);
+    ASSERT_TRUE(put(id, 0, 1));
+    ASSERT_EQ(rb::flush(id), ROCPROFILER_STATUS_SUCCESS);
+    ASSERT_TRUE(put(id, 0, 2));
+    ASSERT_EQ(rb::flush(id), ROCPROFILER_STATUS_SUCCESS);
+    std::lock_guard<std::mutex> lock{s.mutex};
+    ASSERT_EQ(s.records.size(), 2u);
+    EXPECT_EQ(s.records[1].sequence, 2u);
+    EXPECT_EQ(s.calls, 2);
+}
+
+TEST(buffer, several_producers_keep_their_own_order_and_lose_nothing)
+{
+    sink          s;
+    auto          id = make_buffer(s, 64 * 1024, 16 * 1024, ROCPROFILER_BUFFER_POLICY_LOSSLESS);
+    constexpr int producers = 4;
+    constexpr int each      = 20000;
+    std::vector<std::thread> threads;
+    for(int p = 0; p < producers; ++p)
+        threads.emplace_back(
+            [=]
+            {
+                for(int i = 0; i < each; ++i)
+                    EXPECT_TRUE(put(id, p, i));
+            });
+    for(auto& t : threads)
+        t.join();
+    ASSERT_EQ(rb::flush(id), ROCPROFILER_STATUS_SUCCESS);
+    std::lock_guard<std::mutex> lock{s.mutex};
+    ASSERT_EQ(s.records.size(), static_cast<size_t>(producers * each));
+    std::vector<uint64_t> next(producers, 0);
+    for(const auto& r : s.records)
+    {
+        ASSERT_LT(r.producer, static_cast<uint64_t>(producers));
+        ASSERT_EQ(r.sequence, next[r.producer]) << "producer " << r.producer;
+        next[r.producer] += 1;
+    }
+    EXPECT_EQ(s.drops, 0u);
+}
+
+namespace
+{
+std::atomic<int> flush_status_in_callback{-1};
+void
+flushing_callback(rocprofiler_context_id_t, rocprofiler_buffer_id_t id,
+                  rocprofiler_record_header_t**, size_t, void*, uint64_t)
+{
+    flush_status_in_callback = rb::flush(id.handle);
+}
+} // namespace
+
+TEST(buffer, flush_from_its_own_callback_is_busy_not_a_deadlock)
+{
+    uint64_t id = 0;
+    ASSERT_EQ(rb::create(make_context(), 1024, 0, ROCPROFILER_BUFFER_POLICY_DISCARD,
+                         flushing_callback, nullptr, &id),
+              ROCPROFILER_STATUS_SUCCESS);
+    test_record r{};
+    ASSERT_TRUE(rb::emplace(id, category, kind, &r, sizeof(r)));
+    ASSERT_EQ(rb::flush(id), ROCPROFILER_STATUS_SUCCESS);
+    EXPECT_EQ(flush_status_in_callback.load(), ROCPROFILER_STATUS_ERROR_BUFFER_BUSY);
+}
+
+TEST(buffer, destroy_delivers_then_rejects_everything)
+{
+    sink s;
+    auto id = make_buffer(s, 1 << 20, 1 << 20, ROCPROFILER_BUFFER_POLICY_DISCARD);
+    ASSERT_TRUE(put(id, 0, 3));
+    EXPECT_EQ(rb::destroy(id), ROCPROFILER_STATUS_SUCCESS);
+    {
+        std::lock_guard<std::mutex> lock{s.mutex};
+        ASSERT_EQ(s.records.size(), 1u);
+    }
+    EXPECT_EQ(rb::destroy(id), ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND);
+    EXPECT_EQ(rb::flush(id), ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND);
+    EXPECT_FALSE(put(id, 0, 4));
+    EXPECT_FALSE(rb::exists(id));
+}
+
+TEST(buffer, closed_buffer_never_calls_back_again)
+{
+    sink s;
+    auto id = make_buffer(s, 1 << 20, 0, ROCPROFILER_BUFFER_POLICY_DISCARD);
+    rb::close(id);
+    EXPECT_FALSE(put(id, 0, 1));
+    EXPECT_EQ(rb::flush(id), ROCPROFILER_STATUS_SUCCESS);
+    std::lock_guard<std::mutex> lock{s.mutex};
+    EXPECT_EQ(s.calls, 0);
+}
+
+TEST(buffer, create_rejects_bad_arguments)
+{
+    sink     s;
+    uint64_t id  = 0;
+    auto     ctx = make_context();
+    EXPECT_EQ(rb::create(ctx, 1024, 0, ROCPROFILER_BUFFER_POLICY_DISCARD, nullptr, &s, &id),
+              ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(rb::create(ctx, 0, 0, ROCPROFILER_BUFFER_POLICY_DISCARD, sink_callback, &s, &id),
+              ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(rb::create(ctx, 1024, 0, ROCPROFILER_BUFFER_POLICY_NONE, sink_callback, &s, &id),
+              ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(rb::create(ctx, 1024, 0, ROCPROFILER_BUFFER_POLICY_LAST, sink_callback, &s, &id),
+              ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(
+        rb::create(987654, 1024, 0, ROCPROFILER_BUFFER_POLICY_DISCARD, sink_callback, &s, &id),
+        ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND);
+    EXPECT_EQ(
+        rb::create(ctx, 1024, 0, ROCPROFILER_BUFFER_POLICY_DISCARD, sink_callback, &s, nullptr),
+        ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT);
+}
+
+TEST(context, life_cycle_statuses)
+{
+    namespace rc = rocprofiler::context;
+    uint64_t id  = 0;
+    ASSERT_EQ(rc::create(1, &id), ROCPROFILER_STATUS_SUCCESS);
+    ASSERT_NE(rc::find(id), nullptr);
+    EXPECT_FALSE(rc::find(id)->active.load());
+    EXPECT_EQ(rc::stop(id), ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_STARTED);
+    EXPECT_EQ(rc::start(id), ROCPROFILER_STATUS_SUCCESS);
+    EXPECT_TRUE(rc::find(id)->active.load());
+    EXPECT_EQ(rc::start(id), ROCPROFILER_STATUS_SUCCESS); // already active: no-op
+    EXPECT_EQ(rc::stop(id), ROCPROFILER_STATUS_SUCCESS);
+    EXPECT_FALSE(rc::find(id)->active.load());
+    EXPECT_EQ(rc::stop(id), ROCPROFILER_STATUS_SUCCESS); // stopping a stopped context
+    EXPECT_EQ(rc::start(0), ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND);
+    EXPECT_EQ(rc::stop(424242), ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND);
+    EXPECT_EQ(rc::find(0), nullptr);
+}
+
+TEST(context, start_and_stop_from_many_threads)
+{
+    namespace rc = rocprofiler::context;
+    uint64_t id  = 0;
+    ASSERT_EQ(rc::create(1, &id), ROCPROFILER_STATUS_SUCCESS);
+    std::vector<std::thread> threads;
+    for(int t = 0; t < 4; ++t)
+        threads.emplace_back(
+            [id]
+            {
+                for(int i = 0; i < 1000; ++i)
+                {
+                    EXPECT_EQ(rc::start(id), ROCPROFILER_STATUS_SUCCESS);
+                    EXPECT_EQ(rc::stop(id), ROCPROFILER_STATUS_SUCCESS);
+                }
+            });
+    for(auto& t : threads)
+        t.join();
+    EXPECT_FALSE(rc::find(id)->active.load());
+}

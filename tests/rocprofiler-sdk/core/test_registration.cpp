@@ -1,0 +1,209 @@
+// MIT License - see LICENSE.
+//
+// Tool registration in all four ways, several tools at once, priorities, deduplication,
+// the configuration lock and the life-cycle order. Each scenario runs in its own process;
+// the tools (test_tool.c) and apps (test_app.c) print each step, and the test asserts the
+// exact lines.
+#include "run_process.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+using test_support::lines_of;
+using test_support::run_process;
+
+namespace
+{
+const std::string sdk        = ROCP_TEST_SDK_LIB;
+const std::string tool_a     = ROCP_TEST_TOOL_A;
+const std::string tool_b     = ROCP_TEST_TOOL_B;
+const std::string tool_c     = ROCP_TEST_TOOL_C;
+const std::string app_plain  = ROCP_TEST_APP_PLAIN;
+const std::string app_sdk    = ROCP_TEST_APP_SDK;
+const std::string app_linked = ROCP_TEST_APP_WITH_TOOL;
+const std::string app_force  = ROCP_TEST_APP_FORCE;
+
+// 15 = CONFIGURATION_LOCKED, 20 = FINALIZED
+std::vector<std::string>
+one_tool_lines(const std::string& name, int priority, int client)
+{
+    return {
+        name + ": configure priority=" + std::to_string(priority) + " version_ok=1",
+        name + ": configure client=" + std::to_string(client) + " is_initialized=-1",
+        name + ": initialize is_initialized=-1 is_finalized=0",
+        name + ": create_context=0 data_ok=1",
+    };
+}
+
+std::string
+finalize_line(const std::string& name)
+{
+    return name + ": finalize is_finalized=-1 create_context=20";
+}
+
+size_t
+count_of(const std::vector<std::string>& lines, const std::string& line)
+{
+    return static_cast<size_t>(std::count(lines.begin(), lines.end(), line));
+}
+
+std::vector<std::string>
+run_lines(const std::string& app, const std::vector<std::pair<std::string, std::string>>& env)
+{
+    auto result = run_process({app}, env);
+    EXPECT_EQ(result.exit_code, 0) << result.output;
+    return lines_of(result.output);
+}
+} // namespace
+
+TEST(registration, tool_linked_into_application)
+{
+    auto lines    = run_lines(app_linked, {});
+    auto expected = one_tool_lines("a", 0, 1);
+    expected.insert(expected.end(), {"app: main is_initialized=1", "app: main create_context=15",
+                                     "app: main done=0", finalize_line("a")});
+    EXPECT_EQ(lines, expected);
+}
+
+TEST(registration, tool_preloaded_with_sdk)
+{
+    auto lines    = run_lines(app_plain, {{"LD_PRELOAD", sdk + ":" + tool_a}});
+    auto expected = one_tool_lines("a", 0, 1);
+    expected.insert(expected.end(), {"app: main done=0", finalize_line("a")});
+    EXPECT_EQ(lines, expected);
+}
+
+TEST(registration, tool_listed_in_rocp_tool_libraries)
+{
+    auto lines    = run_lines(app_sdk, {{"ROCP_TOOL_LIBRARIES", tool_a}});
+    auto expected = one_tool_lines("a", 0, 1);
+    expected.insert(expected.end(), {"app: main is_initialized=1", "app: main create_context=15",
+                                     "app: main done=0", finalize_line("a")});
+    EXPECT_EQ(lines, expected);
+}
+
+TEST(registration, force_configure_from_main)
+{
+    auto                     lines    = run_lines(app_force, {});
+    std::vector<std::string> expected = {
+        "app: forced configure priority=0",
+        "app: forced initialize create_context=0",
+        "app: force_configure=0",
+        "app: force_configure again=15",
+        "app: main done=0",
+        "app: forced finalize=1",
+    };
+    EXPECT_EQ(lines, expected);
+}
+
+TEST(registration, force_configure_after_initialization_is_locked)
+{
+    auto lines = run_lines(app_force, {{"ROCP_TOOL_LIBRARIES", tool_a}});
+    EXPECT_EQ(count_of(lines, "app: force_configure=15"), 1u);
+    EXPECT_EQ(count_of(lines, "app: forced configure priority=0"), 0u);
+    EXPECT_EQ(count_of(lines, finalize_line("a")), 1u);
+}
+
+TEST(registration, two_listed_tools_in_order_with_priorities)
+{
+    auto lines = run_lines(app_sdk, {{"ROCP_TOOL_LIBRARIES", tool_a + ":" + tool_b}});
+    std::vector<std::string> expected = {
+        "a: configure priority=0 version_ok=1",
+        "a: configure client=1 is_initialized=-1",
+        "b: configure priority=1 version_ok=1",
+        "b: configure client=2 is_initialized=-1",
+        "a: initialize is_initialized=-1 is_finalized=0",
+        "a: create_context=0 data_ok=1",
+        "b: initialize is_initialized=-1 is_finalized=0",
+        "b: create_context=0 data_ok=1",
+        "app: main is_initialized=1",
+        "app: main create_context=15",
+        "app: main done=0",
+        finalize_line("a"),
+        finalize_line("b"),
+    };
+    EXPECT_EQ(lines, expected);
+}
+
+TEST(registration, three_listed_tools_with_mixed_separators_keep_the_last)
+{
+    auto lines =
+        run_lines(app_sdk, {{"ROCP_TOOL_LIBRARIES", tool_a + "," + tool_b + " " + tool_c}});
+    EXPECT_EQ(count_of(lines, "a: configure priority=0 version_ok=1"), 1u);
+    EXPECT_EQ(count_of(lines, "b: configure priority=1 version_ok=1"), 1u);
+    EXPECT_EQ(count_of(lines, "c: configure priority=2 version_ok=1"), 1u);
+    for(const char* name : {"a", "b", "c"})
+        EXPECT_EQ(count_of(lines, finalize_line(name)), 1u) << name;
+}
+
+TEST(registration, listed_and_linked_tools_together)
+{
+    auto lines = run_lines(app_linked, {{"ROCP_TOOL_LIBRARIES", tool_b}});
+    EXPECT_EQ(count_of(lines, "b: configure priority=0 version_ok=1"), 1u);
+    EXPECT_EQ(count_of(lines, "a: configure priority=1 version_ok=1"), 1u);
+    EXPECT_EQ(count_of(lines, finalize_line("a")), 1u);
+    EXPECT_EQ(count_of(lines, finalize_line("b")), 1u);
+}
+
+TEST(registration, same_tool_found_twice_is_configured_once)
+{
+    auto lines = run_lines(app_plain, {{"LD_PRELOAD", sdk + ":" + tool_a},
+                                       {"ROCP_TOOL_LIBRARIES", tool_a + ":" + tool_a}});
+    EXPECT_EQ(count_of(lines, "a: configure priority=0 version_ok=1"), 1u);
+    EXPECT_EQ(count_of(lines, finalize_line("a")), 1u);
+}
+
+TEST(registration, missing_library_in_list_is_skipped)
+{
+    auto lines =
+        run_lines(app_sdk, {{"ROCP_TOOL_LIBRARIES", "/nonexistent/libnothing.so:" + tool_a}});
+    EXPECT_EQ(count_of(lines, "a: configure priority=0 version_ok=1"), 1u);
+    EXPECT_EQ(count_of(lines, finalize_line("a")), 1u);
+}
+
+TEST(registration, declining_tool_is_never_initialized)
+{
+    auto lines = run_lines(
+        app_sdk, {{"ROCP_TOOL_LIBRARIES", tool_a + ":" + tool_b}, {"TEST_TOOL_DECLINE", "a"}});
+    EXPECT_EQ(count_of(lines, "a: configure priority=0 version_ok=1"), 1u);
+    EXPECT_EQ(count_of(lines, "a: initialize is_initialized=-1 is_finalized=0"), 0u);
+    EXPECT_EQ(count_of(lines, finalize_line("a")), 0u);
+    EXPECT_EQ(count_of(lines, finalize_line("b")), 1u);
+}
+
+TEST(registration, failed_initialize_withdraws_the_tool)
+{
+    auto lines =
+        run_lines(app_sdk, {{"ROCP_TOOL_LIBRARIES", tool_a}, {"TEST_TOOL_FAIL_INIT", "a"}});
+    EXPECT_EQ(count_of(lines, "a: initialize is_initialized=-1 is_finalized=0"), 1u);
+    EXPECT_EQ(count_of(lines, finalize_line("a")), 0u);
+}
+
+TEST(registration, early_finalize_runs_once_before_exit)
+{
+    auto lines =
+        run_lines(app_sdk, {{"ROCP_TOOL_LIBRARIES", tool_a}, {"TEST_TOOL_EARLY_FINALIZE", "a"}});
+    // Called from the tool's own initialize: the SDK is still initializing (-1 is not
+    // finalized: 0), and configuration is open only for the tool being initialized.
+    auto early = std::find_if(lines.begin(), lines.end(),
+                              [](const std::string& l) { return l.rfind("a: finalize", 0) == 0; });
+    ASSERT_NE(early, lines.end());
+    EXPECT_EQ(*early, "a: finalize is_finalized=0 create_context=0");
+    auto done = std::find(lines.begin(), lines.end(), "app: main done=0");
+    EXPECT_LT(early, done);
+    size_t finals = 0;
+    for(auto& l : lines)
+        finals += l.rfind("a: finalize", 0) == 0 ? 1 : 0;
+    EXPECT_EQ(finals, 1u);
+}
+
+TEST(registration, no_tool_means_not_initialized)
+{
+    auto                     lines    = run_lines(app_sdk, {});
+    std::vector<std::string> expected = {"app: main is_initialized=0",
+                                         "app: main create_context=15", "app: main done=0"};
+    EXPECT_EQ(lines, expected);
+}

@@ -1,0 +1,81 @@
+/* MIT License - see LICENSE.
+ * A minimal tool for registration tests, written in C against the public headers only.
+ * Compiled several times with TOOL_NAME set; prints each life-cycle step on stdout with
+ * write(2) so that the order of lines from several tools and the app is exact.
+ * Behaviour switches (environment): TEST_TOOL_DECLINE=<name> returns NULL from configure;
+ * TEST_TOOL_FAIL_INIT=<name> returns -1 from initialize; TEST_TOOL_EARLY_FINALIZE=<name>
+ * calls the finalize function from initialize. */
+#include <rocprofiler-sdk/registration.h>
+#include <rocprofiler-sdk/rocprofiler.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define STR2(x) #x
+#define STR(x)  STR2(x)
+static const char* tool_name = STR(TOOL_NAME);
+
+static void
+say(const char* fmt, int a, int b)
+{
+    char line[256];
+    int  n = snprintf(line, sizeof(line), "%s: ", tool_name);
+    n += snprintf(line + n, sizeof(line) - (size_t) n, fmt, a, b);
+    line[n++] = '\n';
+    (void) !write(1, line, (size_t) n);
+}
+
+static int
+env_is_me(const char* var)
+{
+    const char* v = getenv(var);
+    return v != NULL && strcmp(v, tool_name) == 0;
+}
+
+static rocprofiler_client_id_t* my_id = NULL;
+
+static int
+tool_init(rocprofiler_client_finalize_t fini, void* data)
+{
+    int init = 0, fin = 0;
+    rocprofiler_is_initialized(&init);
+    rocprofiler_is_finalized(&fin);
+    say("initialize is_initialized=%d is_finalized=%d", init, fin);
+    rocprofiler_context_id_t ctx = {0};
+    say("create_context=%d data_ok=%d", (int) rocprofiler_create_context(&ctx),
+        data == (void*) &tool_name);
+    if(env_is_me("TEST_TOOL_FAIL_INIT")) return -1;
+    if(env_is_me("TEST_TOOL_EARLY_FINALIZE")) fini(*my_id);
+    return 0;
+}
+
+static void
+tool_fini(void* data)
+{
+    int init = 0, fin = 0;
+    rocprofiler_is_initialized(&init);
+    rocprofiler_is_finalized(&fin);
+    rocprofiler_context_id_t ctx = {0};
+    say("finalize is_finalized=%d create_context=%d", fin,
+        (int) rocprofiler_create_context(&ctx));
+    (void) data;
+}
+
+rocprofiler_tool_configure_result_t*
+rocprofiler_configure(uint32_t version, const char* runtime_version, uint32_t priority,
+                      rocprofiler_client_id_t* client_id)
+{
+    static rocprofiler_tool_configure_result_t result = {
+        sizeof(rocprofiler_tool_configure_result_t), tool_init, tool_fini, (void*) &tool_name};
+    int init = 0;
+    rocprofiler_is_initialized(&init);
+    say("configure priority=%d version_ok=%d", (int) priority,
+        version == ROCPROFILER_VERSION && runtime_version != NULL);
+    say("configure client=%d is_initialized=%d", (int) client_id->handle, init);
+    client_id->name = tool_name;
+    my_id           = client_id;
+    if(env_is_me("TEST_TOOL_DECLINE")) return NULL;
+    return &result;
+}
