@@ -1,6 +1,9 @@
 // MIT License - see LICENSE.
 #include "rocprofiler-sdk/logging.hpp"
 
+#include <glog/logging.h>
+#include <glog/raw_logging.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <strings.h>
@@ -22,7 +25,7 @@ parse_level(const char* text, int fallback)
     };
     for(const auto& e : table)
         if(strcasecmp(text, e.name) == 0) return e.value;
-    // Numeric glog-style levels: 0 info, 1 warning, 2 error.
+    // Numeric glog-style levels: 0 info, 1 warning, 2 error, 3 none.
     if(text[0] >= '0' && text[0] <= '3' && text[1] == '\0') return info + (text[0] - '0');
     return fallback;
 }
@@ -32,5 +35,27 @@ threshold()
 {
     static const int value = parse_level(std::getenv("ROCPROFILER_LOG_LEVEL"), warning);
     return value;
+}
+
+line::line(int lvl, const char* file, int line_number)
+    : m_level{lvl}, m_file{file}, m_line{line_number}
+{
+    m_stream << "rocprofiler-sdk: ";
+}
+
+line::~line()
+{
+    try
+    {
+        auto        text     = m_stream.str();
+        auto        severity = (m_level >= error)     ? google::GLOG_ERROR
+                               : (m_level >= warning) ? google::GLOG_WARNING
+                                                      : google::GLOG_INFO;
+        const char* base     = std::strrchr(m_file, '/');
+        google::RawLog__(severity, base ? base + 1 : m_file, m_line, "%s", text.c_str());
+    }
+    catch(...)
+    {
+    }
 }
 } // namespace rocprofiler::logging

@@ -1,13 +1,13 @@
 // MIT License - see LICENSE.
 //
-// Logging for the SDK. glog does the formatting and output; the level is our own, read once
-// from ROCPROFILER_LOG_LEVEL (trace|info|warning|error|none; default warning), so that the
-// SDK is quiet by default and never changes the glog settings of a host application that
-// also uses glog. We never call InitGoogleLogging (a second call by the host would abort it)
-// and never log at FATAL.
+// Logging for the SDK: one line per message on stderr, through glog's raw logger
+// (google::RawLog__: no InitGoogleLogging needed, no "Logging before InitGoogleLogging"
+// banner, no log files). The level is our own, read once from ROCPROFILER_LOG_LEVEL
+// (trace|info|warning|error|none; default warning), so the SDK is quiet by default and never
+// changes the glog settings of a host application that also uses glog. Never FATAL.
 #pragma once
 
-#include <glog/logging.h>
+#include <sstream>
 
 namespace rocprofiler::logging
 {
@@ -31,14 +31,44 @@ enabled(int lvl)
 {
     return lvl >= threshold();
 }
+
+// Collects one message and writes it as a single line when destroyed.
+class line
+{
+public:
+    line(int lvl, const char* file, int line_number);
+    ~line();
+    line(const line&)            = delete;
+    line& operator=(const line&) = delete;
+
+    template <typename T> line& operator<<(const T& value)
+    {
+        m_stream << value;
+        return *this;
+    }
+
+private:
+    int                m_level;
+    const char*        m_file;
+    int                m_line;
+    std::ostringstream m_stream;
+};
+
+// Makes `cond ? (void)0 : voidify() & line(...) << ...` well-formed.
+struct voidify
+{
+    void operator&(line&) {}
+};
 } // namespace rocprofiler::logging
 
-// An expression (glog's LOG_IF), so it is safe inside an unbraced if/else.
-#define ROCP_LOG_IF_ENABLED(LVL, GLOG_SEVERITY)                                                    \
-    LOG_IF(GLOG_SEVERITY, ::rocprofiler::logging::enabled(::rocprofiler::logging::LVL))            \
-        << "rocprofiler-sdk: "
+// An expression, so it is safe inside an unbraced if/else.
+#define ROCP_LOG_AT(LVL)                                                                           \
+    !::rocprofiler::logging::enabled(::rocprofiler::logging::LVL)                                  \
+        ? (void)0                                                                                  \
+        : ::rocprofiler::logging::voidify{} &                                                      \
+              ::rocprofiler::logging::line(::rocprofiler::logging::LVL, __FILE__, __LINE__)
 
-#define ROCP_TRACE ROCP_LOG_IF_ENABLED(trace, INFO)
-#define ROCP_INFO ROCP_LOG_IF_ENABLED(info, INFO)
-#define ROCP_WARNING ROCP_LOG_IF_ENABLED(warning, WARNING)
-#define ROCP_ERROR ROCP_LOG_IF_ENABLED(error, ERROR)
+#define ROCP_TRACE ROCP_LOG_AT(trace)
+#define ROCP_INFO ROCP_LOG_AT(info)
+#define ROCP_WARNING ROCP_LOG_AT(warning)
+#define ROCP_ERROR ROCP_LOG_AT(error)

@@ -1,1 +1,139 @@
-// MIT License - see LICENSE. (placeholder, being written)
+// MIT License - see LICENSE.
+#include "rocprofiler-sdk/kfd/reader.hpp"
+#include "rocprofiler-sdk/kfd/device.hpp"
+#include "rocprofiler-sdk/logging.hpp"
+
+#include "common/kfd_abi.hpp"
+
+#include <poll.h>
+#include <time.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace rocprofiler::kfd
+{
+namespace
+{
+// Larger than any kernel FIFO (8 KiB): one read empties it.
+constexpr size_t read_buffer_size = 64 * 1024;
+// Consecutive failed reads after which a GPU's fd is given up (never spin on an error).
+constexpr int max_consecutive_errors = 16;
+
+uint64_t
+boottime_ns()
+{
+    timespec now{};
+    clock_gettime(CLOCK_BOOTTIME, &now);
+    return static_cast<uint64_t>(now.tv_sec) * 1000000000ull + static_cast<uint64_t>(now.tv_nsec);
+}
+
+void
+stop_watching(gpu_stream& stream, const char* why)
+{
+    if(!stream.watching) return;
+    stream.watching = false;
+    stream.splitter.reset();
+    ROCP_WARNING << "GPU " << stream.gpu_id << ": page-migration event stream " << why
+                 << "; no more events from this GPU";
+}
+
+void
+handle_chunk(reader_config& config, gpu_stream& stream, const char* data, size_t size)
+{
+    if(size + kfd_abi::message_size > config.fifo_capacity)
+        stream.counters.fifo_saturations.fetch_add(1, std::memory_order_relaxed);
+    auto now = boottime_ns();
+    if(config.begin_batch) config.begin_batch();
+    stream.splitter.feed(data, size,
+                         [&](std::string_view line)
+                         {
+                             if(config.on_line) config.on_line(stream, line, now);
+                         });
+    if(config.end_batch) config.end_batch();
+}
+} // namespace
+
+void
+drain_stream(reader_config& config, gpu_stream& stream) noexcept
+{
+    thread_local char buffer[read_buffer_size];
+    while(stream.watching)
+    {
+        auto n = device::read_some(stream.fd, buffer, sizeof(buffer));
+        if(n > 0)
+        {
+            stream.consecutive_errors = 0;
+            try
+            {
+                handle_chunk(config, stream, buffer, static_cast<size_t>(n));
+            }
+            catch(...)
+            {
+                ROCP_ERROR << "GPU " << stream.gpu_id << ": internal error handling events";
+            }
+            continue;
+        }
+        if(n == 0)
+        {
+            stop_watching(stream, "reached end of file");
+            return;
+        }
+        if(errno == EAGAIN || errno == EWOULDBLOCK) return; // drained
+        if(++stream.consecutive_errors >= max_consecutive_errors)
+        {
+            stop_watching(stream, "keeps failing to read");
+            return;
+        }
+        ROCP_INFO << "GPU " << stream.gpu_id << ": read failed: " << std::strerror(errno);
+        return; // poll() again; a persistent error ends in stop_watching above
+    }
+}
+
+void
+run_reader(reader_config& config) noexcept
+{
+    std::vector<pollfd>      fds;
+    std::vector<gpu_stream*> polled;
+    bool                     stopping = false;
+    while(!stopping)
+    {
+        fds.clear();
+        polled.clear();
+        fds.push_back(pollfd{config.wake_fd, POLLIN, 0});
+        for(auto* s : config.streams)
+        {
+            if(!s->watching) continue;
+            fds.push_back(pollfd{s->fd, POLLIN, 0});
+            polled.push_back(s);
+        }
+        int rc = ::poll(fds.data(), fds.size(), -1);
+        if(rc < 0)
+        {
+            if(errno == EINTR) continue;
+            ROCP_ERROR << "page-migration reader: poll failed (" << std::strerror(errno)
+                       << "); stopping";
+            break;
+        }
+        if(fds[0].revents != 0) device::clear_wake(config.wake_fd);
+        stopping = config.stop->load();
+        for(size_t i = 1; i < fds.size(); ++i)
+        {
+            auto& s  = *polled[i - 1];
+            auto  ev = fds[i].revents;
+            if(ev == 0) continue;
+            if(ev & POLLIN) drain_stream(config, s);
+            if(ev & POLLNVAL)
+                stop_watching(s, "is no longer a valid fd");
+            else if(ev & (POLLERR | POLLHUP))
+            {
+                drain_stream(config, s); // whatever is still queued
+                stop_watching(s, (ev & POLLHUP) ? "was hung up" : "reported an error");
+            }
+        }
+    }
+    // Last drain: events queued before the stop are delivered.
+    for(auto* s : config.streams)
+        drain_stream(config, *s);
+}
+} // namespace rocprofiler::kfd

@@ -1,33 +1,476 @@
-// MIT License - see LICENSE. (temporary: replaced by the real service)
+// MIT License - see LICENSE.
 #include "rocprofiler-sdk/kfd/service.hpp"
+#include "rocprofiler-sdk/agent.hpp"
+#include "rocprofiler-sdk/buffer.hpp"
+#include "rocprofiler-sdk/context.hpp"
+#include "rocprofiler-sdk/internal_threading.hpp"
+#include "rocprofiler-sdk/kfd/device.hpp"
+#include "rocprofiler-sdk/kfd/reader.hpp"
+#include "rocprofiler-sdk/logging.hpp"
+
+#include "common/kfd_abi.hpp"
+
+#include <strings.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <thread>
+#include <vector>
 
 namespace rocprofiler::kfd::service
 {
+namespace
+{
+// KFD event ids each page-migration operation needs (id 14 always: drop reports and the
+// proposed rescheduled-restore record).
+constexpr uint64_t operation_event_masks[ROCPROFILER_PAGE_MIGRATION_LAST] = {
+    0,
+    kfd_abi::event_mask(kfd_abi::event_migrate_start) |
+        kfd_abi::event_mask(kfd_abi::event_migrate_end),
+    kfd_abi::event_mask(kfd_abi::event_page_fault_start) |
+        kfd_abi::event_mask(kfd_abi::event_page_fault_end),
+    kfd_abi::event_mask(kfd_abi::event_queue_eviction) |
+        kfd_abi::event_mask(kfd_abi::event_queue_restore),
+    kfd_abi::event_mask(kfd_abi::event_unmap_from_gpu),
+};
+
+// Operation a paired record belongs to is in the record; raw events use their id.
+struct state
+{
+    std::mutex                   control; // device, reader start/stop, mask
+    bool                         checked   = false;
+    rocprofiler_status_t         available = ROCPROFILER_STATUS_ERROR_NOT_AVAILABLE;
+    int                          kfd_fd    = -1;
+    int                          wake_fd   = -1;
+    std::vector<gpu_stream*>     streams; // never freed: stats stay readable until exit
+    std::unique_ptr<std::thread> reader;
+    std::atomic<bool>            stop{false};
+    bool                         shut_down     = false;
+    uint64_t                     mask          = 0;
+    uint32_t                     self_pid      = 0;
+    bool                         all_processes = false;
+    reader_config                config;
+    // Held shared by the reader while it delivers one read's worth of records; taken
+    // exclusively by a context stop, so that nothing is written after the stop returns.
+    std::shared_mutex delivery;
+};
+
+state&
+get_state()
+{
+    static auto* s = new state{};
+    return *s;
+}
+
+bool
+env_flag(const char* name)
+{
+    const char* v = std::getenv(name);
+    return v != nullptr && (std::strcmp(v, "1") == 0 || strcasecmp(v, "yes") == 0 ||
+                            strcasecmp(v, "true") == 0 || strcasecmp(v, "on") == 0);
+}
+
+// FIFO bytes per client: ROCPROFILER_KFD_FIFO_BYTES, else 1024 before Linux 6.13, 8192 since.
+size_t
+fifo_capacity()
+{
+    if(const char* env = std::getenv("ROCPROFILER_KFD_FIFO_BYTES"); env && *env)
+    {
+        auto v = std::strtoull(env, nullptr, 10);
+        if(v >= 256) return v;
+    }
+    utsname info{};
+    if(uname(&info) == 0)
+    {
+        unsigned major = 0, minor = 0;
+        if(std::sscanf(info.release, "%u.%u", &major, &minor) == 2 &&
+           (major < 6 || (major == 6 && minor < 13)))
+            return kfd_abi::fifo_size_before_6_13;
+    }
+    return kfd_abi::fifo_size;
+}
+
+std::string
+why_no_device(int err)
+{
+    switch(err)
+    {
+    case ENOENT:
+    case ENODEV:
+    case ENXIO:
+        return "/dev/kfd does not exist: no AMD GPU driver (amdgpu) is loaded here, or the "
+               "container was started without --device=/dev/kfd";
+    case EACCES:
+    case EPERM:
+        return "permission denied opening /dev/kfd: add the user to the 'render' group "
+               "(and 'video' on older distributions), then log in again";
+    default:
+        return std::string{"cannot open /dev/kfd: "} + std::strerror(err);
+    }
+}
+
+// Opens the device and one SMI fd per GPU; called once, under `control`.
+rocprofiler_status_t
+open_device(state& s)
+{
+    s.kfd_fd = device::open_kfd();
+    if(s.kfd_fd < 0)
+    {
+        ROCP_WARNING << "page-migration tracing unavailable: " << why_no_device(errno);
+        return ROCPROFILER_STATUS_ERROR_NOT_AVAILABLE;
+    }
+    device::version v{};
+    if(!device::get_version(s.kfd_fd, v))
+    {
+        ROCP_WARNING << "page-migration tracing unavailable: cannot read the KFD version ("
+                     << std::strerror(errno) << ")";
+        return ROCPROFILER_STATUS_ERROR_NOT_AVAILABLE;
+    }
+    if(v.major != kfd_abi::min_major_version || v.minor < kfd_abi::min_minor_version)
+    {
+        ROCP_WARNING << "page-migration tracing unavailable: KFD ioctl version " << v.major << "."
+                     << v.minor << " is older than 1.10 (Linux 6.0), which added SMI "
+                     << "page-migration events; upgrade the kernel or the amdgpu driver";
+        return ROCPROFILER_STATUS_ERROR_INCOMPATIBLE_KERNEL;
+    }
+    auto gpu_ids = agent::get_gpu_ids();
+    for(auto gpu_id : gpu_ids)
+    {
+        int fd = device::open_smi_events(s.kfd_fd, static_cast<uint32_t>(gpu_id));
+        if(fd < 0)
+        {
+            ROCP_WARNING << "GPU " << gpu_id << ": cannot open its SMI event stream ("
+                         << std::strerror(errno) << "); this GPU is not traced";
+            continue;
+        }
+        auto* stream   = new gpu_stream{};
+        stream->gpu_id = static_cast<uint32_t>(gpu_id);
+        stream->fd     = fd;
+        s.streams.push_back(stream);
+    }
+    if(s.streams.empty())
+    {
+        ROCP_WARNING << "page-migration tracing unavailable: "
+                     << (gpu_ids.empty() ? "no GPU in the KFD topology"
+                                         : "no GPU's SMI event stream could be opened");
+        return ROCPROFILER_STATUS_ERROR_NOT_AVAILABLE;
+    }
+    s.self_pid      = static_cast<uint32_t>(getpid());
+    s.all_processes = env_flag("ROCPROFILER_KFD_ALL_PROCESSES");
+    ROCP_INFO << "KFD " << v.major << "." << v.minor << ": tracing " << s.streams.size()
+              << " GPU(s)" << (s.all_processes ? " for every process" : "");
+    return ROCPROFILER_STATUS_SUCCESS;
+}
+
+uint64_t
+mask_for(const context::context& ctx)
+{
+    uint64_t mask = 0;
+    if(ctx.page_migration.configured)
+        for(int op = 1; op < ROCPROFILER_PAGE_MIGRATION_LAST; ++op)
+            if(ctx.page_migration.operations & (uint64_t{1} << op))
+                mask |= operation_event_masks[op];
+    if(ctx.kfd_events.configured)
+        for(uint32_t op = 1; op < ROCPROFILER_KFD_EVENT_LAST; ++op)
+            if(ctx.kfd_events.operations & (uint64_t{1} << op))
+                mask |=
+                    kfd_abi::event_mask(op <= kfd_abi::max_event_id ? op : kfd_abi::event_id_14);
+    if(mask != 0) mask |= kfd_abi::event_mask(kfd_abi::event_id_14);
+    return mask;
+}
+
+// Enables in the kernel exactly what active contexts need. Under `control`.
+void
+update_mask(state& s)
+{
+    uint64_t mask = 0;
+    for(size_t i = 0; i < context::count(); ++i)
+    {
+        auto* ctx = context::at(i);
+        if(ctx != nullptr && ctx->active.load()) mask |= mask_for(*ctx);
+    }
+    if(mask != 0 && s.all_processes) mask |= kfd_abi::event_mask(kfd_abi::event_all_process);
+    if(mask == s.mask) return;
+    for(auto* stream : s.streams)
+        if(stream->watching && !device::write_mask(stream->fd, mask))
+            ROCP_WARNING << "GPU " << stream->gpu_id << ": cannot set the event mask ("
+                         << std::strerror(errno) << ")";
+    s.mask = mask;
+}
+
+// ---- delivery (reader thread) ----
+
+void
+deliver_record(gpu_stream& stream, const rocprofiler_buffer_tracing_page_migration_record_t& rec)
+{
+    for(size_t i = 0; i < context::count(); ++i)
+    {
+        auto* ctx = context::at(i);
+        if(ctx == nullptr || !ctx->active.load(std::memory_order_acquire)) continue;
+        const auto& cfg = ctx->page_migration;
+        if(!cfg.configured || (cfg.operations & (uint64_t{1} << rec.operation)) == 0) continue;
+        if(buffer::emplace(cfg.buffer_id, ROCPROFILER_BUFFER_CATEGORY_TRACING,
+                           ROCPROFILER_BUFFER_TRACING_PAGE_MIGRATION, &rec, sizeof(rec)))
+            stream.counters.records_emitted.fetch_add(1, std::memory_order_relaxed);
+        else
+            stream.counters.records_dropped.fetch_add(1, std::memory_order_relaxed);
+    }
+}
+
+void
+deliver_raw(gpu_stream& stream, const event& ev, std::string_view line, uint64_t now)
+{
+    bool                           made = false;
+    rocprofiler_kfd_event_record_t raw{};
+    for(size_t i = 0; i < context::count(); ++i)
+    {
+        auto* ctx = context::at(i);
+        if(ctx == nullptr || !ctx->active.load(std::memory_order_acquire)) continue;
+        const auto& cfg = ctx->kfd_events;
+        if(!cfg.configured) continue;
+        if(!made)
+        {
+            raw  = to_raw_record(ev, stream.gpu_id, line, now);
+            made = true;
+        }
+        if(raw.operation <= 0 || raw.operation >= 64 ||
+           (cfg.operations & (uint64_t{1} << raw.operation)) == 0)
+            continue;
+        if(!buffer::emplace(cfg.buffer_id, ROCPROFILER_BUFFER_CATEGORY_TRACING,
+                            ROCPROFILER_BUFFER_TRACING_KFD_EVENT, &raw, sizeof(raw)))
+            stream.counters.raw_events_dropped.fetch_add(1, std::memory_order_relaxed);
+    }
+}
+
+void
+sync_pairing_counters(gpu_stream& stream)
+{
+    const auto& c = stream.pairing.counters();
+    stream.counters.ends_without_start.store(c.ends_without_start, std::memory_order_relaxed);
+    stream.counters.starts_aged_out.store(c.starts_aged_out, std::memory_order_relaxed);
+    stream.counters.starts_never_ended.store(c.starts_never_ended, std::memory_order_relaxed);
+}
+
+void
+handle_line(gpu_stream& stream, std::string_view line, uint64_t now)
+{
+    auto& s = get_state();
+    event ev{};
+    if(parse_line(line, ev) != parse_result::ok)
+    {
+        stream.counters.lines_malformed.fetch_add(1, std::memory_order_relaxed);
+        ROCP_INFO << "GPU " << stream.gpu_id << ": skipped an unparsable event line";
+        return;
+    }
+    resolve_id14(ev, stream.gpu_id);
+    stream.counters.events_received.fetch_add(1, std::memory_order_relaxed);
+    if(ev.kind14 == id14_kind::dropped_events)
+        stream.counters.kernel_reported_drops.fetch_add(ev.count, std::memory_order_relaxed);
+    // Since Linux 6.16 a CAP_SYS_ADMIN client receives every process's events.
+    if(ev.pid != 0 && ev.pid != s.self_pid && !s.all_processes)
+    {
+        stream.counters.events_other_process.fetch_add(1, std::memory_order_relaxed);
+        return;
+    }
+    deliver_raw(stream, ev, line, now);
+    rocprofiler_buffer_tracing_page_migration_record_t rec;
+    if(stream.pairing.process(ev, rec)) deliver_record(stream, rec);
+    sync_pairing_counters(stream);
+}
+
+rocprofiler_status_t
+start_reader(state& s)
+{
+    if(s.reader || s.shut_down) return ROCPROFILER_STATUS_SUCCESS;
+    s.wake_fd = device::make_wake_fd();
+    if(s.wake_fd < 0)
+    {
+        ROCP_ERROR << "page-migration reader: cannot create its wake-up fd";
+        return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
+    }
+    s.config.streams       = s.streams;
+    s.config.wake_fd       = s.wake_fd;
+    s.config.stop          = &s.stop;
+    s.config.fifo_capacity = fifo_capacity();
+    s.config.on_line       = handle_line;
+    s.config.begin_batch   = [&s] { s.delivery.lock_shared(); };
+    s.config.end_batch     = [&s] { s.delivery.unlock_shared(); };
+    s.reader = internal_threading::start_thread("rocprof-kfd", [&s] { run_reader(s.config); });
+    if(!s.reader) return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
+    return ROCPROFILER_STATUS_SUCCESS;
+}
+
+void
+log_losses(state& s)
+{
+    rocprofiler_kfd_loss_stats_t t{};
+    t.size = sizeof(t);
+    if(get_loss_stats(ROCPROFILER_KFD_ALL_GPUS, &t) != ROCPROFILER_STATUS_SUCCESS) return;
+    uint64_t lost = t.lines_malformed + t.ends_without_start + t.starts_aged_out +
+                    t.starts_never_ended + t.records_dropped + t.kernel_reported_drops +
+                    t.raw_events_dropped;
+    if(lost == 0 && t.fifo_saturations == 0) return;
+    ROCP_WARNING << "page-migration events lost: " << t.kernel_reported_drops
+                 << " dropped by the kernel, " << t.fifo_saturations
+                 << " reads of a nearly full kernel FIFO (events probably dropped), "
+                 << t.records_dropped << " records dropped by full buffers, "
+                 << t.ends_without_start << " ends without a start, " << t.starts_aged_out
+                 << " starts aged out, " << t.starts_never_ended << " starts never ended, "
+                 << t.lines_malformed << " malformed lines (of " << t.events_received << " events, "
+                 << s.streams.size() << " GPU(s))";
+}
+} // namespace
+
 rocprofiler_status_t
 check_available() noexcept
 {
-    return ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED;
+    try
+    {
+        auto&                       s = get_state();
+        std::lock_guard<std::mutex> lock{s.control};
+        if(!s.checked)
+        {
+            s.checked   = true;
+            s.available = open_device(s);
+        }
+        return s.available;
+    }
+    catch(...)
+    {
+        return ROCPROFILER_STATUS_ERROR;
+    }
 }
+
 rocprofiler_status_t
 context_started(const context::context&) noexcept
 {
-    return ROCPROFILER_STATUS_SUCCESS;
+    try
+    {
+        auto&                       s = get_state();
+        std::lock_guard<std::mutex> lock{s.control};
+        if(s.available != ROCPROFILER_STATUS_SUCCESS) return s.available;
+        if(s.shut_down) return ROCPROFILER_STATUS_ERROR_FINALIZED;
+        auto status = start_reader(s);
+        if(status != ROCPROFILER_STATUS_SUCCESS) return status;
+        update_mask(s);
+        return ROCPROFILER_STATUS_SUCCESS;
+    }
+    catch(...)
+    {
+        return ROCPROFILER_STATUS_ERROR;
+    }
 }
+
 void
 context_stopped(const context::context&) noexcept
 {
+    try
+    {
+        auto&                       s = get_state();
+        std::lock_guard<std::mutex> lock{s.control};
+        update_mask(s);
+        // Wait for any delivery that may have seen the context still active.
+        std::unique_lock<std::shared_mutex> wait_for_reader{s.delivery};
+    }
+    catch(...)
+    {
+    }
 }
+
 void
 shutdown() noexcept
 {
+    try
+    {
+        auto&                       s = get_state();
+        std::lock_guard<std::mutex> lock{s.control};
+        if(s.shut_down) return;
+        s.shut_down = true;
+        if(s.reader)
+        {
+            s.stop.store(true);
+            device::wake(s.wake_fd);
+            s.reader->join(); // the reader drains every fd once more before it returns
+            s.reader.reset();
+        }
+        for(auto* stream : s.streams)
+        {
+            stream->pairing.finish();
+            sync_pairing_counters(*stream);
+            device::close_fd(stream->fd);
+            stream->fd       = -1;
+            stream->watching = false;
+        }
+        device::close_fd(s.wake_fd);
+        device::close_fd(s.kfd_fd);
+        s.wake_fd = s.kfd_fd = -1;
+        log_losses(s);
+    }
+    catch(...)
+    {
+    }
 }
+
 void
 forget_after_fork() noexcept
 {
+    auto& s = get_state();
+    // The reader thread does not exist in the child and the parent keeps reading the same
+    // kernel clients: the child closes its copies and never touches them.
+    (void)s.reader.release();
+    for(auto* stream : s.streams)
+    {
+        device::close_fd(stream->fd);
+        stream->fd       = -1;
+        stream->watching = false;
+    }
+    device::close_fd(s.wake_fd);
+    device::close_fd(s.kfd_fd);
+    s.wake_fd = s.kfd_fd = -1;
+    s.shut_down          = true;
+    if(s.available == ROCPROFILER_STATUS_SUCCESS)
+        s.available = ROCPROFILER_STATUS_ERROR_NOT_AVAILABLE;
 }
+
 rocprofiler_status_t
-get_loss_stats(uint64_t, rocprofiler_kfd_loss_stats_t*) noexcept
+get_loss_stats(uint64_t gpu_id, rocprofiler_kfd_loss_stats_t* stats) noexcept
 {
-    return ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED;
+    if(stats == nullptr || stats->size < sizeof(uint64_t) * 2)
+        return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    auto&                        s = get_state();
+    rocprofiler_kfd_loss_stats_t out{};
+    bool                         found = (gpu_id == ROCPROFILER_KFD_ALL_GPUS);
+    for(auto* stream : s.streams)
+    {
+        if(gpu_id != ROCPROFILER_KFD_ALL_GPUS && stream->gpu_id != gpu_id) continue;
+        found         = true;
+        const auto& c = stream->counters;
+        out.events_received += c.events_received.load();
+        out.lines_malformed += c.lines_malformed.load();
+        out.events_other_process += c.events_other_process.load();
+        out.records_emitted += c.records_emitted.load();
+        out.ends_without_start += c.ends_without_start.load();
+        out.starts_aged_out += c.starts_aged_out.load();
+        out.starts_never_ended += c.starts_never_ended.load();
+        out.records_dropped += c.records_dropped.load();
+        out.kernel_reported_drops += c.kernel_reported_drops.load();
+        out.fifo_saturations += c.fifo_saturations.load();
+        out.raw_events_dropped += c.raw_events_dropped.load();
+    }
+    if(!found) return ROCPROFILER_STATUS_ERROR_AGENT_NOT_FOUND;
+    out.size   = sizeof(out);
+    out.gpu_id = gpu_id;
+    auto n     = std::min<size_t>(stats->size, sizeof(out));
+    std::memcpy(stats, &out, n);
+    stats->size = n;
+    return ROCPROFILER_STATUS_SUCCESS;
 }
 } // namespace rocprofiler::kfd::service
