@@ -1,0 +1,241 @@
+// MIT License - see LICENSE.
+//
+// Parser of the amdkfd SMI text events: bytes -> typed events. Pure: no I/O, no globals,
+// no allocation, no exceptions. See docs/kfd-smi-interface.md for the kernel formats.
+//
+// Accepted grammar (one line, without its '\n'; `<hex>`/`<dec>` as the kernel prints them):
+//
+//   line    := id ' ' body              id: hex 1..e (the kernel's "%x ")
+//   1  VMFAULT            <hex pid> ':' <text>                     text: task name, may be empty
+//   2  THERMAL_THROTTLE   <hex64 bitmask> ':' <hex64 counter>
+//   3  GPU_PRE_RESET      <hex seq> [' ' <text>]                   6.0 has no reset cause
+//   4  GPU_POST_RESET     <hex seq> [' ' <text>]
+//   5  MIGRATE_START      H '@' <hex64 page> '(' <hex64 npages> ')' ' ' <hex from> '->' <hex to>
+//                         ' ' <hex prefetch> ':' <hex preferred> ' ' <int trigger>
+//   6  MIGRATE_END        H '@' <hex64 page> '(' <hex64 npages> ')' ' ' <hex from> '->' <hex to>
+//                         ' ' <int trigger> [' ' <int error_code>]   error_code from 6.13
+//   7  PAGE_FAULT_START   H '@' <hex64 page> '(' <hex node> ')' ' ' ('R' | 'W')
+//   8  PAGE_FAULT_END     H '@' <hex64 page> '(' <hex node> ')' ' ' ('M' | 'U')
+//   9  QUEUE_EVICTION     H <hex node> ' ' <int trigger>
+//   a  QUEUE_RESTORE      H <hex node> [ " R" | " \0" | " 0" ]     the four field variants
+//   b  UNMAP_FROM_GPU     H '@' <hex64 page> '(' <hex64 npages> ')' ' ' <hex node> ' ' <int
+//   trigger> c  PROCESS_START      <hex pid> ' ' <text> d  PROCESS_END        <hex pid> ' ' <text>
+//   e  (id 14)            H <token>                                 see "id 14" below
+//   H := <dec ns> ' ' '-' <dec pid> ' '
+//
+// Numbers (overlong or overflowing numbers are malformed):
+//   - hex: 1..8 digits for 32-bit fields, 1..16 for 64-bit fields; either letter case.
+//   - ns: 1..19 decimal digits, at most INT64_MAX (what "%lld" can print); no sign.
+//   - pid after '-': 1..10 decimal digits, at most INT32_MAX ("%d" of a pid_t).
+//   - trigger / error_code: optional '-', 1..10 digits, within int32_t.
+//   - Addresses must be representable in bytes: page + npages < 2^52 (so page << 12 and
+//     (page + npages) << 12 fit in 64 bits); npages >= 1 for ranges (the kernel never prints
+//     an empty range; an empty one would give end_addr < start_addr).
+//
+// Trailing content: nothing may follow the last field, except the QUEUE_RESTORE suffixes
+// listed above (each exactly as shown: one space then 'R', NUL or '0', then the end). A '\n'
+// left in `line`, a '\r', a second space or any other byte after the last field is malformed.
+// Text fields (task name, reset cause) run to the end of the line and may not contain NUL.
+//
+// Id 14 ("e"): two producers, same shape `e <ns> -<pid> <token>`:
+//   - out-of-tree drivers: dropped events, `"%lld -%d %d"`: token = decimal drop count;
+//   - a proposed kernel change: rescheduled queue restore, `"%lld -%d %x"`: token = hex node.
+//   A token with a hex letter (a-f) cannot be a "%d" count: it is a rescheduled restore.
+//   A token of decimal digits only is ambiguous; parse_line takes it as DROPPED EVENTS (the
+//   safer reading: it creates no record and changes no pairing state, while a wrong restore
+//   would end an unrelated queue suspension) and marks the event `id14_ambiguous`, with the
+//   token's hex value in `id14_restore_node`. A caller that knows the gpu_id of the fd the line
+//   came from can call resolve_id14() to settle it: a rescheduled restore always names the GPU
+//   whose fd receives it. A negative or overflowing token is malformed.
+//
+// Lines longer than max_line_length bytes are malformed (the kernel builds every message in
+// a 96-byte buffer, so real lines are far shorter).
+#pragma once
+
+#include <rocprofiler-sdk/ext/kfd.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+
+namespace rocprofiler::kfd
+{
+// Longest line content (without its '\n') that parse_line accepts and line_splitter keeps.
+inline constexpr size_t max_line_length = 255;
+
+// Which of the two id-14 producers an id-14 event came from (see the header comment).
+enum class id14_kind : uint8_t
+{
+    not_id14 = 0,
+    dropped_events,
+    rescheduled_restore,
+};
+
+// Which QUEUE_RESTORE variant a line was (for diagnostics and tests; pairing uses
+// `rescheduled`).
+enum class restore_form : uint8_t
+{
+    not_restore = 0,
+    bare,        // 6.0-6.11 normal restore: no suffix
+    suffix_r,    // " R": rescheduled (6.0 until the id-14 change)
+    suffix_nul,  // " \0": 6.12 normal restore
+    suffix_zero, // " 0": fixed kernels' normal restore
+};
+
+// One parsed SMI event. Fields the event does not carry are 0 / false.
+struct event
+{
+    uint32_t id             = 0;     // kfd_abi::event_id value (1..14); for id 14 see kind14
+    uint64_t timestamp      = 0;     // kernel ns; 0 when the format carries none (1-4, 12, 13)
+    bool     has_timestamp  = false; // the format carries a timestamp (5-11, 14)
+    uint32_t pid            = 0;     // decimal pid (profiler events), hex pid (1, 12, 13)
+    uint64_t page           = 0;     // start page (pages, not bytes)
+    uint64_t npages         = 0;
+    uint32_t node           = 0; // fault/queue/unmap node (gpu_id, hex in text)
+    uint32_t from_node      = 0; // migrate
+    uint32_t to_node        = 0;
+    uint32_t prefetch_node  = 0;
+    uint32_t preferred_node = 0;
+    int32_t  trigger        = 0;     // as printed (decimal)
+    int32_t  error_code     = 0;     // MIGRATE_END 6.13+
+    bool     has_error_code = false; // MIGRATE_END carried an error_code
+    bool     read_fault     = false; // PAGE_FAULT_START 'R' (false for 'W')
+    bool     migrated       = false; // PAGE_FAULT_END 'M' (false for 'U')
+    bool     rescheduled    = false; // QUEUE_RESTORE " R", or the id-14 restore shape
+    uint64_t count          = 0;     // id 14 dropped count; thermal counter; reset seq
+    uint64_t bitmask        = 0;     // thermal bitmask
+
+    id14_kind    kind14  = id14_kind::not_id14;
+    restore_form restore = restore_form::not_restore;
+    // id 14 read as dropped events from a decimal-only token: it could also be a rescheduled
+    // restore of node `id14_restore_node` (the token read as hex). See resolve_id14().
+    bool     id14_ambiguous    = false;
+    uint32_t id14_restore_node = 0;
+    // Text field (task name of 1/12/13, reset cause of 3/4) as a range of the parsed line;
+    // read it with event_text(). Length 0 when absent or empty.
+    uint16_t text_offset = 0;
+    uint16_t text_length = 0;
+};
+
+enum class parse_result
+{
+    ok,
+    malformed,  // a known id whose body does not match its format (or a bad line)
+    unknown_id, // id 0, 15+, or an id token that is not a hex number: skip and count
+};
+
+// Parses one line (`line` excludes the '\n' and may contain NUL bytes). Never reads outside
+// `line`. On ok, `out` holds the event. Otherwise `out` is all zero except `id`, which holds
+// the id when it was a known one (for per-id malformed counts). An empty line is malformed.
+parse_result parse_line(std::string_view line, event& out) noexcept;
+
+// The text field of an event parsed from `line` (the same bytes passed to parse_line).
+std::string_view event_text(const event& ev, std::string_view line) noexcept;
+
+// Settles an ambiguous id-14 event (decimal-only token) with the gpu_id of the fd it was
+// read from: when the token read as hex equals that gpu_id (non-zero), the event becomes a
+// rescheduled restore of that node; otherwise it stays dropped events. A no-op for every
+// other event.
+void resolve_id14(event& ev, uint32_t fd_gpu_id) noexcept;
+
+// Raw-event record (ext/kfd.h) of a parsed event: addresses in bytes, text = line truncated
+// to ROCPROFILER_KFD_EVENT_TEXT_SIZE - 1 bytes + NUL (embedded NULs copied as they are),
+// operation = id, with id 14 as ROCPROFILER_KFD_EVENT_DROPPED_EVENTS or
+// ROCPROFILER_KFD_EVENT_QUEUE_RESTORE_RESCHEDULED by shape; timestamp = the kernel's when the
+// event has one, else read_time_ns.
+rocprofiler_kfd_event_record_t to_raw_record(const event& ev, uint32_t gpu_id,
+                                             std::string_view line, uint64_t read_time_ns) noexcept;
+
+// Splits a byte stream into '\n'-terminated lines, carrying a partial line across reads in
+// fixed storage. A line longer than max_line bytes including its '\n' (content longer than
+// max_line_length) is discarded up to its '\n' and counted once. Not thread-safe; on_line
+// may call reset() but must not feed() the same splitter.
+class line_splitter
+{
+public:
+    // Bytes of the longest line kept, including its '\n'.
+    static constexpr size_t max_line = max_line_length + 1;
+
+    // Calls on_line(std::string_view) for every complete line in data (plus any carried
+    // prefix); the view excludes the '\n' and is valid only during the call.
+    template <typename F> void feed(const char* data, size_t size, F&& on_line);
+
+    // Bytes of the carried partial line (0 while skipping an overlong line).
+    size_t pending() const { return m_length; }
+    // True while the rest of an overlong line is being skipped.
+    bool discarding() const { return m_discarding; }
+    // Lines discarded for exceeding max_line.
+    uint64_t overlong_lines() const { return m_overlong; }
+    // Drops any partial line (e.g. the fd was closed); the overlong count is kept.
+    void reset()
+    {
+        m_length     = 0;
+        m_discarding = false;
+    }
+
+private:
+    void start_discarding()
+    {
+        ++m_overlong;
+        m_length     = 0;
+        m_discarding = true;
+    }
+
+    char     m_buffer[max_line_length] = {};
+    size_t   m_length                  = 0;
+    bool     m_discarding              = false;
+    uint64_t m_overlong                = 0;
+};
+
+template <typename F>
+void
+line_splitter::feed(const char* data, size_t size, F&& on_line)
+{
+    if(data == nullptr) return;
+    const char*       cursor = data;
+    const char* const end    = data + size;
+    while(cursor < end)
+    {
+        const size_t available = static_cast<size_t>(end - cursor);
+        const auto*  newline   = static_cast<const char*>(std::memchr(cursor, '\n', available));
+        if(m_discarding)
+        {
+            if(newline == nullptr) return; // still inside the overlong line
+            m_discarding = false;
+            cursor       = newline + 1;
+            continue;
+        }
+        if(newline == nullptr)
+        {
+            // Partial line: keep it for the next feed, unless it is already too long.
+            if(m_length + available > max_line_length)
+                start_discarding();
+            else
+            {
+                std::memcpy(m_buffer + m_length, cursor, available);
+                m_length += available;
+            }
+            return;
+        }
+        const size_t segment = static_cast<size_t>(newline - cursor);
+        if(m_length + segment > max_line_length)
+        {
+            ++m_overlong; // ends here: counted once, nothing left to skip
+            m_length = 0;
+        }
+        else if(m_length == 0)
+        {
+            on_line(std::string_view{cursor, segment}); // whole line in this feed: no copy
+        }
+        else
+        {
+            std::memcpy(m_buffer + m_length, cursor, segment);
+            const size_t length = m_length + segment;
+            m_length            = 0; // before the call: on_line may reset() or throw
+            on_line(std::string_view{m_buffer, length});
+        }
+        cursor = newline + 1;
+    }
+}
+} // namespace rocprofiler::kfd

@@ -1,0 +1,260 @@
+// MIT License - see LICENSE.
+//
+// line_splitter: the same lines whatever the read boundaries, bounded storage, overlong
+// lines skipped and counted once.
+#include "rocprofiler-sdk/kfd/parser.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+using namespace std::literals;
+using rocprofiler::kfd::line_splitter;
+using rocprofiler::kfd::max_line_length;
+
+namespace
+{
+using lines_t = std::vector<std::string>;
+
+// A stream of real lines, including the 6.12 restore with its NUL byte and an empty line.
+std::string
+sample_stream()
+{
+    return std::string{"5 14601738586508 -152990 @7f0f15200(2c02) 0->1ea0 1ea0:0 1\n"
+                       "7 40507688414784 -156893 @7fa608127(ad5c) R\n"
+                       "a 40082605896929 -148516 fc7d \0\n"
+                       "\n"
+                       "1 2a3f:python3\n"
+                       "e 1000 -42 17\n"
+                       "6 15202910515905 -152990 @7f0f15200(2c02) 0->1ea0 1 0\n"sv};
+}
+
+const lines_t&
+sample_lines()
+{
+    static const lines_t lines = {
+        "5 14601738586508 -152990 @7f0f15200(2c02) 0->1ea0 1ea0:0 1",
+        "7 40507688414784 -156893 @7fa608127(ad5c) R",
+        std::string{"a 40082605896929 -148516 fc7d \0"sv},
+        "",
+        "1 2a3f:python3",
+        "e 1000 -42 17",
+        "6 15202910515905 -152990 @7f0f15200(2c02) 0->1ea0 1 0",
+    };
+    return lines;
+}
+
+void
+feed_into(line_splitter& splitter, std::string_view data, lines_t& out)
+{
+    splitter.feed(data.data(), data.size(),
+                  [&out](std::string_view line) { out.emplace_back(line); });
+}
+} // namespace
+
+TEST(kfd_line_splitter, whole_stream_in_one_feed)
+{
+    line_splitter splitter;
+    lines_t       lines;
+    feed_into(splitter, sample_stream(), lines);
+    EXPECT_EQ(lines, sample_lines());
+    EXPECT_EQ(splitter.pending(), 0u);
+    EXPECT_EQ(splitter.overlong_lines(), 0u);
+}
+
+TEST(kfd_line_splitter, split_at_every_offset)
+{
+    const std::string stream = sample_stream();
+    for(size_t split = 0; split <= stream.size(); ++split)
+    {
+        line_splitter splitter;
+        lines_t       lines;
+        feed_into(splitter, std::string_view{stream}.substr(0, split), lines);
+        feed_into(splitter, std::string_view{stream}.substr(split), lines);
+        EXPECT_EQ(lines, sample_lines()) << "split at " << split;
+        EXPECT_EQ(splitter.pending(), 0u);
+    }
+}
+
+TEST(kfd_line_splitter, split_at_every_pair_of_offsets)
+{
+    const std::string      stream = sample_stream();
+    const std::string_view view{stream};
+    for(size_t first = 0; first <= stream.size(); ++first)
+    {
+        for(size_t second = first; second <= stream.size(); ++second)
+        {
+            line_splitter splitter;
+            lines_t       lines;
+            feed_into(splitter, view.substr(0, first), lines);
+            feed_into(splitter, view.substr(first, second - first), lines);
+            feed_into(splitter, view.substr(second), lines);
+            ASSERT_EQ(lines, sample_lines()) << "splits at " << first << ", " << second;
+        }
+    }
+}
+
+TEST(kfd_line_splitter, one_byte_feeds)
+{
+    const std::string stream = sample_stream();
+    line_splitter     splitter;
+    lines_t           lines;
+    for(char byte : stream)
+        splitter.feed(&byte, 1, [&lines](std::string_view line) { lines.emplace_back(line); });
+    EXPECT_EQ(lines, sample_lines());
+    EXPECT_EQ(splitter.pending(), 0u);
+}
+
+TEST(kfd_line_splitter, partial_line_is_carried_not_emitted)
+{
+    line_splitter splitter;
+    lines_t       lines;
+    feed_into(splitter, "9 1 -2 1ea0 1\n9 3 -4", lines);
+    EXPECT_EQ(lines, lines_t{"9 1 -2 1ea0 1"});
+    EXPECT_EQ(splitter.pending(), 6u);
+    feed_into(splitter, " 1ea0", lines);
+    EXPECT_EQ(splitter.pending(), 11u);
+    feed_into(splitter, " 2\n", lines);
+    EXPECT_EQ(lines, (lines_t{"9 1 -2 1ea0 1", "9 3 -4 1ea0 2"}));
+    EXPECT_EQ(splitter.pending(), 0u);
+}
+
+TEST(kfd_line_splitter, reset_drops_the_partial_line)
+{
+    line_splitter splitter;
+    lines_t       lines;
+    feed_into(splitter, "9 1 -2", lines);
+    EXPECT_EQ(splitter.pending(), 6u);
+    splitter.reset();
+    EXPECT_EQ(splitter.pending(), 0u);
+    feed_into(splitter, "9 5 -6 1 0\n", lines);
+    EXPECT_EQ(lines, lines_t{"9 5 -6 1 0"});
+}
+
+TEST(kfd_line_splitter, overlong_line_in_one_feed)
+{
+    line_splitter     splitter;
+    lines_t           lines;
+    const std::string data = std::string(300, 'x') + "\n9 1 -2 1ea0 1\n";
+    feed_into(splitter, data, lines);
+    EXPECT_EQ(lines, lines_t{"9 1 -2 1ea0 1"});
+    EXPECT_EQ(splitter.overlong_lines(), 1u);
+    EXPECT_FALSE(splitter.discarding());
+}
+
+TEST(kfd_line_splitter, overlong_line_over_many_feeds_is_counted_once)
+{
+    line_splitter     splitter;
+    lines_t           lines;
+    const std::string data = std::string(1000, 'x') + "\n9 1 -2 1ea0 1\n";
+    for(char byte : data)
+    {
+        splitter.feed(&byte, 1, [&lines](std::string_view line) { lines.emplace_back(line); });
+        EXPECT_LE(splitter.pending(), max_line_length);
+    }
+    EXPECT_EQ(lines, lines_t{"9 1 -2 1ea0 1"});
+    EXPECT_EQ(splitter.overlong_lines(), 1u);
+
+    // again, in big pieces cutting the overlong line in three
+    lines.clear();
+    const std::string_view view{data};
+    feed_into(splitter, view.substr(0, 200), lines);
+    EXPECT_FALSE(splitter.discarding());
+    EXPECT_EQ(splitter.pending(), 200u);
+    feed_into(splitter, view.substr(200, 200), lines);
+    EXPECT_TRUE(splitter.discarding());
+    EXPECT_EQ(splitter.pending(), 0u);
+    feed_into(splitter, view.substr(400), lines);
+    EXPECT_EQ(lines, lines_t{"9 1 -2 1ea0 1"});
+    EXPECT_EQ(splitter.overlong_lines(), 2u);
+}
+
+TEST(kfd_line_splitter, line_length_boundary)
+{
+    const std::string longest(max_line_length, 'y');
+    const std::string too_long(max_line_length + 1, 'z');
+    static_assert(line_splitter::max_line == max_line_length + 1);
+
+    // whole lines
+    {
+        line_splitter splitter;
+        lines_t       lines;
+        feed_into(splitter, longest + "\n" + too_long + "\nend\n", lines);
+        EXPECT_EQ(lines, (lines_t{longest, "end"}));
+        EXPECT_EQ(splitter.overlong_lines(), 1u);
+    }
+    // carried: the longest line fits exactly in the carry storage
+    {
+        line_splitter splitter;
+        lines_t       lines;
+        feed_into(splitter, longest, lines);
+        EXPECT_EQ(splitter.pending(), max_line_length);
+        feed_into(splitter, "\n", lines);
+        EXPECT_EQ(lines, lines_t{longest});
+        EXPECT_EQ(splitter.overlong_lines(), 0u);
+    }
+    // carried: one more byte makes it overlong, counted once, next line fine
+    {
+        line_splitter splitter;
+        lines_t       lines;
+        feed_into(splitter, longest, lines);
+        feed_into(splitter, "z", lines);
+        EXPECT_TRUE(splitter.discarding());
+        feed_into(splitter, "zz\nend\n", lines);
+        EXPECT_EQ(lines, lines_t{"end"});
+        EXPECT_EQ(splitter.overlong_lines(), 1u);
+    }
+    // carried prefix plus a segment ending in '\n' that together are overlong
+    {
+        line_splitter splitter;
+        lines_t       lines;
+        feed_into(splitter, std::string(200, 'a'), lines);
+        feed_into(splitter, std::string(56, 'b') + "\nend\n", lines);
+        EXPECT_EQ(lines, lines_t{"end"});
+        EXPECT_EQ(splitter.overlong_lines(), 1u);
+        EXPECT_FALSE(splitter.discarding());
+    }
+}
+
+TEST(kfd_line_splitter, reset_stops_discarding)
+{
+    line_splitter splitter;
+    lines_t       lines;
+    feed_into(splitter, std::string(400, 'x'), lines);
+    EXPECT_TRUE(splitter.discarding());
+    splitter.reset(); // fd closed: the next data starts a new line
+    EXPECT_FALSE(splitter.discarding());
+    feed_into(splitter, "9 1 -2 1 0\n", lines);
+    EXPECT_EQ(lines, lines_t{"9 1 -2 1 0"});
+    EXPECT_EQ(splitter.overlong_lines(), 1u);
+}
+
+TEST(kfd_line_splitter, empty_and_null_feeds)
+{
+    line_splitter splitter;
+    lines_t       lines;
+    splitter.feed(nullptr, 0, [&lines](std::string_view line) { lines.emplace_back(line); });
+    splitter.feed(nullptr, 10, [&lines](std::string_view line) { lines.emplace_back(line); });
+    feed_into(splitter, "", lines);
+    EXPECT_TRUE(lines.empty());
+    EXPECT_EQ(splitter.pending(), 0u);
+    feed_into(splitter, "\n\n", lines);
+    EXPECT_EQ(lines, (lines_t{"", ""}));
+}
+
+TEST(kfd_line_splitter, callback_may_reset)
+{
+    line_splitter splitter;
+    lines_t       lines;
+    feed_into(splitter, "9 1", lines);
+    splitter.feed(" -2 1 0\nnext\n", 13,
+                  [&](std::string_view line)
+                  {
+                      lines.emplace_back(line);
+                      splitter.reset();
+                  });
+    EXPECT_EQ(lines, (lines_t{"9 1 -2 1 0", "next"}));
+    EXPECT_EQ(splitter.pending(), 0u);
+}

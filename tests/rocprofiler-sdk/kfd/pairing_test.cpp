@@ -1,0 +1,942 @@
+// MIT License - see LICENSE.
+//
+// pairing_engine: records field by field (api-contract "Record semantics"), keys with pid and
+// GPU, orphan ends, bounded memory with aging, and a randomized property test.
+#include "rocprofiler-sdk/kfd/pairing.hpp"
+#include "rocprofiler-sdk/kfd/parser.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+using namespace std::literals;
+using rocprofiler::kfd::event;
+using rocprofiler::kfd::id14_kind;
+using rocprofiler::kfd::pairing_engine;
+using rocprofiler::kfd::parse_line;
+using rocprofiler::kfd::parse_result;
+
+using record_t = rocprofiler_buffer_tracing_page_migration_record_t;
+
+namespace
+{
+event
+ev(std::string_view line)
+{
+    event parsed{};
+    EXPECT_EQ(parse_line(line, parsed), parse_result::ok) << "line: [" << line << "]";
+    return parsed;
+}
+
+// A record full of a marker byte, to see that process() leaves `out` alone or overwrites
+// every byte.
+record_t
+poisoned_record()
+{
+    record_t record;
+    std::memset(&record, 0x5a, sizeof(record));
+    return record;
+}
+
+bool
+is_poisoned(const record_t& record)
+{
+    const auto* bytes = reinterpret_cast<const unsigned char*>(&record);
+    return std::all_of(bytes, bytes + sizeof(record), [](unsigned char b) { return b == 0x5a; });
+}
+
+// Feeds an event that must not produce a record.
+void
+feed_no_record(pairing_engine& engine, std::string_view line)
+{
+    record_t out = poisoned_record();
+    EXPECT_FALSE(engine.process(ev(line), out)) << "line: [" << line << "]";
+    EXPECT_TRUE(is_poisoned(out)) << "out was written for [" << line << "]";
+}
+
+// Feeds an event that must produce a record and returns it.
+record_t
+feed_record(pairing_engine& engine, std::string_view line)
+{
+    record_t out = poisoned_record();
+    EXPECT_TRUE(engine.process(ev(line), out)) << "line: [" << line << "]";
+    return out;
+}
+
+uint8_t
+byte_at(const record_t& record, size_t offset)
+{
+    uint8_t value = 0;
+    std::memcpy(&value, reinterpret_cast<const unsigned char*>(&record) + offset, 1);
+    return value;
+}
+
+uint32_t
+u32_at(const record_t& record, size_t offset)
+{
+    uint32_t value = 0;
+    std::memcpy(&value, reinterpret_cast<const unsigned char*>(&record) + offset, 4);
+    return value;
+}
+
+int32_t
+i32_at(const record_t& record, size_t offset)
+{
+    int32_t value = 0;
+    std::memcpy(&value, reinterpret_cast<const unsigned char*>(&record) + offset, 4);
+    return value;
+}
+
+uint64_t
+u64_at(const record_t& record, size_t offset)
+{
+    uint64_t value = 0;
+    std::memcpy(&value, reinterpret_cast<const unsigned char*>(&record) + offset, 8);
+    return value;
+}
+
+// Bytes [from, to) of the record are zero (padding and unused union bytes).
+void
+expect_zero_bytes(const record_t& record, size_t from, size_t to)
+{
+    for(size_t offset = from; offset < to; ++offset)
+        EXPECT_EQ(byte_at(record, offset), 0u) << "byte " << offset;
+}
+
+void
+expect_header(const record_t& r, int32_t operation, uint64_t start, uint64_t end, uint32_t pid)
+{
+    EXPECT_EQ(r.size, 136u);
+    EXPECT_EQ(r.size, sizeof(record_t));
+    // kind read as bytes: on a failure path the record may hold a value outside the enum
+    EXPECT_EQ(u32_at(r, 8), static_cast<uint32_t>(ROCPROFILER_BUFFER_TRACING_PAGE_MIGRATION));
+    EXPECT_EQ(r.operation, operation);
+    EXPECT_EQ(r.start_timestamp, start);
+    EXPECT_EQ(r.end_timestamp, end);
+    EXPECT_EQ(r.pid, pid);
+    expect_zero_bytes(r, 36, 40); // padding after pid
+}
+
+void
+expect_counters(const pairing_engine& engine, uint64_t records, uint64_t ends_without_start,
+                uint64_t aged_out, uint64_t never_ended)
+{
+    EXPECT_EQ(engine.counters().records, records);
+    EXPECT_EQ(engine.counters().ends_without_start, ends_without_start);
+    EXPECT_EQ(engine.counters().starts_aged_out, aged_out);
+    EXPECT_EQ(engine.counters().starts_never_ended, never_ended);
+}
+} // namespace
+
+static_assert(sizeof(record_t) == 136);
+
+// ---------------------------------------------------------------- record fields
+
+TEST(kfd_pairing, page_fault_read_migrated)
+{
+    pairing_engine engine;
+    feed_no_record(engine, "7 40507688414784 -156893 @7fa608127(ad5c) R");
+    EXPECT_EQ(engine.outstanding(), 1u);
+    const record_t r = feed_record(engine, "8 40507688999999 -156893 @7fa608127(ad5c) M");
+
+    expect_header(r, ROCPROFILER_PAGE_MIGRATION_PAGE_FAULT, 40507688414784ull, 40507688999999ull,
+                  156893);
+    EXPECT_EQ(r.page_fault.read_fault, 1u);
+    EXPECT_EQ(r.page_fault.migrated, 1u);
+    EXPECT_EQ(r.page_fault.node_id, 0xad5cu);
+    EXPECT_EQ(r.page_fault.address, 0x7fa608127ull << 12);
+    // layout: flags byte @40 (bit 0 read_fault, bit 1 migrated), node_id @44, address @48
+    EXPECT_EQ(byte_at(r, 40), 0x3u);
+    expect_zero_bytes(r, 41, 44);
+    EXPECT_EQ(u32_at(r, 44), 0xad5cu);
+    EXPECT_EQ(u64_at(r, 48), 0x7fa608127000ull);
+    expect_zero_bytes(r, 56, 136);
+
+    EXPECT_EQ(engine.outstanding(), 0u);
+    expect_counters(engine, 1, 0, 0, 0);
+}
+
+TEST(kfd_pairing, page_fault_write_updated)
+{
+    pairing_engine engine;
+    feed_no_record(engine, "7 100 -7 @10(1) W");
+    const record_t r = feed_record(engine, "8 200 -7 @10(1) U");
+    expect_header(r, ROCPROFILER_PAGE_MIGRATION_PAGE_FAULT, 100, 200, 7);
+    EXPECT_EQ(r.page_fault.read_fault, 0u);
+    EXPECT_EQ(r.page_fault.migrated, 0u);
+    EXPECT_EQ(byte_at(r, 40), 0u);
+    EXPECT_EQ(r.page_fault.address, 0x10000u);
+
+    // read + updated, write + migrated: the flags come from the right event
+    feed_no_record(engine, "7 100 -7 @10(1) R");
+    EXPECT_EQ(byte_at(feed_record(engine, "8 200 -7 @10(1) U"), 40), 0x1u);
+    feed_no_record(engine, "7 100 -7 @10(1) W");
+    EXPECT_EQ(byte_at(feed_record(engine, "8 200 -7 @10(1) M"), 40), 0x2u);
+}
+
+TEST(kfd_pairing, page_migrate_every_trigger)
+{
+    for(int trigger = 0; trigger <= 3; ++trigger)
+    {
+        pairing_engine    engine;
+        const std::string t = std::to_string(trigger);
+        feed_no_record(engine,
+                       "5 14601738586508 -152990 @7f0f15200(2c02) 0->1ea0 1ea0:ffffffff " + t);
+        const record_t r =
+            feed_record(engine, "6 15202910515905 -152990 @7f0f15200(2c02) 0->1ea0 " + t + " 0");
+
+        expect_header(r, ROCPROFILER_PAGE_MIGRATION_PAGE_MIGRATE, 14601738586508ull,
+                      15202910515905ull, 152990);
+        EXPECT_EQ(r.page_migrate.start_addr, 0x7f0f15200000ull);
+        EXPECT_EQ(r.page_migrate.end_addr, ((0x7f0f15200ull + 0x2c02ull) << 12) - 1); // inclusive
+        EXPECT_EQ(r.page_migrate.end_addr, 0x7f0f17e01fffull);
+        EXPECT_EQ(r.page_migrate.from_node, 0u);
+        EXPECT_EQ(r.page_migrate.to_node, 0x1ea0u);
+        EXPECT_EQ(r.page_migrate.prefetch_node, 0x1ea0u);
+        EXPECT_EQ(r.page_migrate.preferred_node, 0xffffffffu);
+        EXPECT_EQ(static_cast<int>(r.page_migrate.trigger), trigger);
+        // layout: start@40 end@48 from@56 to@60 prefetch@64 preferred@68 trigger@72
+        EXPECT_EQ(u64_at(r, 40), 0x7f0f15200000ull);
+        EXPECT_EQ(u64_at(r, 48), 0x7f0f17e01fffull);
+        EXPECT_EQ(u32_at(r, 56), 0u);
+        EXPECT_EQ(u32_at(r, 60), 0x1ea0u);
+        EXPECT_EQ(u32_at(r, 64), 0x1ea0u);
+        EXPECT_EQ(u32_at(r, 68), 0xffffffffu);
+        EXPECT_EQ(i32_at(r, 72), trigger);
+        expect_zero_bytes(r, 76, 136);
+        expect_counters(engine, 1, 0, 0, 0);
+    }
+}
+
+TEST(kfd_pairing, page_migrate_with_and_without_error_code)
+{
+    pairing_engine engine;
+    feed_no_record(engine, "5 10 -1 @100(1) 1ea0->0 ffffffff:ffffffff 3");
+    const record_t old_kernel = feed_record(engine, "6 20 -1 @100(1) 1ea0->0 3");
+    EXPECT_EQ(old_kernel.page_migrate.start_addr, 0x100000u);
+    EXPECT_EQ(old_kernel.page_migrate.end_addr, 0x100fffu); // one page: inclusive last byte
+    EXPECT_EQ(old_kernel.page_migrate.from_node, 0x1ea0u);
+
+    feed_no_record(engine, "5 30 -1 @100(1) 1ea0->0 ffffffff:ffffffff 3");
+    const record_t failed = feed_record(engine, "6 40 -1 @100(1) 1ea0->0 3 -14");
+    EXPECT_EQ(failed.start_timestamp, 30u);
+    EXPECT_EQ(failed.end_timestamp, 40u);
+    expect_counters(engine, 2, 0, 0, 0);
+}
+
+TEST(kfd_pairing, migrate_trigger_mismatch_pairs_with_start_trigger)
+{
+    pairing_engine engine;
+    feed_no_record(engine, "5 10 -1 @100(1) 0->1ea0 1ea0:0 0");
+    const record_t r = feed_record(engine, "6 20 -1 @100(1) 0->1ea0 2 0");
+    EXPECT_EQ(static_cast<int>(r.page_migrate.trigger), 0);
+    EXPECT_EQ(engine.counters().migrate_trigger_mismatches, 1u);
+    feed_no_record(engine, "5 30 -1 @100(1) 0->1ea0 1ea0:0 1");
+    feed_record(engine, "6 40 -1 @100(1) 0->1ea0 1 0");
+    EXPECT_EQ(engine.counters().migrate_trigger_mismatches, 1u);
+}
+
+TEST(kfd_pairing, migrate_key_has_npages_from_and_to)
+{
+    pairing_engine engine;
+    feed_no_record(engine, "5 10 -1 @100(2) 0->1ea0 1ea0:0 1");
+    feed_no_record(engine, "6 20 -1 @100(3) 0->1ea0 1 0");    // other npages
+    feed_no_record(engine, "6 20 -1 @100(2) 0->fc7d 1 0");    // other destination
+    feed_no_record(engine, "6 20 -1 @100(2) fc7d->1ea0 1 0"); // other source
+    feed_no_record(engine, "6 20 -1 @101(2) 0->1ea0 1 0");    // other page
+    feed_no_record(engine, "6 20 -2 @100(2) 0->1ea0 1 0");    // other pid
+    expect_counters(engine, 0, 5, 0, 0);
+    EXPECT_EQ(engine.outstanding(), 1u);
+    feed_record(engine, "6 20 -1 @100(2) 0->1ea0 1 0");
+    expect_counters(engine, 1, 5, 0, 0);
+}
+
+TEST(kfd_pairing, queue_suspend_every_trigger)
+{
+    for(int trigger = 0; trigger <= 5; ++trigger)
+    {
+        pairing_engine engine;
+        feed_no_record(engine, "9 38086928279363 -125752 1ea0 " + std::to_string(trigger));
+        const record_t r = feed_record(engine, "a 40082605896929 -125752 1ea0");
+        expect_header(r, ROCPROFILER_PAGE_MIGRATION_QUEUE_SUSPEND, 38086928279363ull,
+                      40082605896929ull, 125752);
+        EXPECT_EQ(r.queue_suspend.rescheduled, 0u);
+        EXPECT_EQ(r.queue_suspend.node_id, 0x1ea0u);
+        EXPECT_EQ(static_cast<int>(r.queue_suspend.trigger), trigger);
+        // layout: rescheduled bit 0 of byte 40, node_id@44, trigger@48
+        EXPECT_EQ(byte_at(r, 40), 0u);
+        EXPECT_EQ(u32_at(r, 44), 0x1ea0u);
+        EXPECT_EQ(i32_at(r, 48), trigger);
+        expect_zero_bytes(r, 52, 136);
+    }
+}
+
+TEST(kfd_pairing, queue_restore_variants_and_rescheduled)
+{
+    struct restore_case
+    {
+        std::string_view line;
+        unsigned         rescheduled;
+    };
+    const restore_case cases[] = {
+        {"a 20 -5 fc7d"sv, 0},    // 6.0-6.11 normal
+        {"a 20 -5 fc7d R"sv, 1},  // rescheduled
+        {"a 20 -5 fc7d \0"sv, 0}, // 6.12 normal, NUL before the newline
+        {"a 20 -5 fc7d 0"sv, 0},  // fixed kernels' normal
+        {"e 20 -5 fc7d"sv, 1},    // proposed id-14 rescheduled restore
+    };
+    for(const auto& c : cases)
+    {
+        pairing_engine engine;
+        feed_no_record(engine, "9 10 -5 fc7d 2");
+        const record_t r = feed_record(engine, c.line);
+        expect_header(r, ROCPROFILER_PAGE_MIGRATION_QUEUE_SUSPEND, 10, 20, 5);
+        EXPECT_EQ(r.queue_suspend.rescheduled, c.rescheduled) << "line: [" << c.line << "]";
+        EXPECT_EQ(byte_at(r, 40), c.rescheduled);
+        EXPECT_EQ(r.queue_suspend.node_id, 0xfc7du);
+        EXPECT_EQ(static_cast<int>(r.queue_suspend.trigger), 2);
+        expect_counters(engine, 1, 0, 0, 0);
+    }
+}
+
+TEST(kfd_pairing, id14_dropped_events_do_not_touch_pairing)
+{
+    pairing_engine engine;
+    feed_no_record(engine, "9 10 -5 17 2");
+    feed_no_record(engine, "e 15 -5 17"); // dropped count 17 (could be node 0x17): no restore
+    EXPECT_EQ(engine.outstanding(), 1u);
+    expect_counters(engine, 0, 0, 0, 0);
+
+    // the same line resolved with the fd's gpu_id 0x17 is a rescheduled restore
+    event resolved = ev("e 15 -5 17");
+    rocprofiler::kfd::resolve_id14(resolved, 0x17);
+    ASSERT_EQ(resolved.kind14, id14_kind::rescheduled_restore);
+    record_t r = poisoned_record();
+    ASSERT_TRUE(engine.process(resolved, r));
+    EXPECT_EQ(r.queue_suspend.rescheduled, 1u);
+    EXPECT_EQ(r.queue_suspend.node_id, 0x17u);
+    EXPECT_EQ(r.end_timestamp, 15u);
+}
+
+TEST(kfd_pairing, rescheduled_restore_ends_the_suspension)
+{
+    // As the reference SDK: the 'R' restore closes the record; the later real restore of
+    // the same (pid, node) has no start left.
+    pairing_engine engine;
+    feed_no_record(engine, "9 10 -5 fc7d 0");
+    EXPECT_EQ(feed_record(engine, "a 20 -5 fc7d R").queue_suspend.rescheduled, 1u);
+    feed_no_record(engine, "a 30 -5 fc7d 0");
+    expect_counters(engine, 1, 1, 0, 0);
+}
+
+TEST(kfd_pairing, unmap_every_trigger)
+{
+    for(int trigger = 0; trigger <= 2; ++trigger)
+    {
+        pairing_engine engine;
+        const record_t r = feed_record(engine, "b 15203214457186 -152990 @7f93ac200(200) 1ea0 " +
+                                                   std::to_string(trigger));
+        expect_header(r, ROCPROFILER_PAGE_MIGRATION_UNMAP_FROM_GPU, 15203214457186ull,
+                      15203214457186ull, 152990);
+        EXPECT_EQ(r.unmap_from_gpu.node_id, 0x1ea0u);
+        EXPECT_EQ(r.unmap_from_gpu.start_addr, 0x7f93ac200000ull);
+        EXPECT_EQ(r.unmap_from_gpu.end_addr, (0x7f93ac200ull + 0x200) << 12); // exclusive
+        EXPECT_EQ(r.unmap_from_gpu.end_addr, 0x7f93ac400000ull);
+        EXPECT_EQ(static_cast<int>(r.unmap_from_gpu.trigger), trigger);
+        // layout: node_id@40, start@48, end@56, trigger@64
+        EXPECT_EQ(u32_at(r, 40), 0x1ea0u);
+        expect_zero_bytes(r, 44, 48);
+        EXPECT_EQ(u64_at(r, 48), 0x7f93ac200000ull);
+        EXPECT_EQ(u64_at(r, 56), 0x7f93ac400000ull);
+        EXPECT_EQ(i32_at(r, 64), trigger);
+        expect_zero_bytes(r, 68, 136);
+        EXPECT_EQ(engine.outstanding(), 0u);
+        expect_counters(engine, 1, 0, 0, 0);
+    }
+}
+
+TEST(kfd_pairing, triggers_are_kept_as_printed)
+{
+    pairing_engine engine;
+    EXPECT_EQ(i32_at(feed_record(engine, "b 1 -2 @10(1) 1 7"), 64), 7);
+    EXPECT_EQ(i32_at(feed_record(engine, "b 1 -2 @10(1) 1 -1"), 64), -1);
+    feed_no_record(engine, "9 1 -2 1 42");
+    EXPECT_EQ(i32_at(feed_record(engine, "a 2 -2 1"), 48), 42);
+    feed_no_record(engine, "5 1 -2 @10(1) 0->1 1:1 -7");
+    EXPECT_EQ(i32_at(feed_record(engine, "6 2 -2 @10(1) 0->1 -7"), 72), -7);
+}
+
+TEST(kfd_pairing, other_ids_produce_nothing)
+{
+    pairing_engine         engine;
+    const std::string_view lines[] = {
+        "1 2a3f:python3", "2 1f:3a",        "3 5 MODE1", "4 5",
+        "c 2a3f python3", "d 2a3f python3", "e 1 -2 5",
+    };
+    for(auto line : lines)
+        feed_no_record(engine, line);
+    record_t out   = poisoned_record();
+    event    blank = {};
+    EXPECT_FALSE(engine.process(blank, out)); // id 0
+    blank.id = 99;
+    EXPECT_FALSE(engine.process(blank, out));
+    EXPECT_TRUE(is_poisoned(out));
+    expect_counters(engine, 0, 0, 0, 0);
+    EXPECT_EQ(engine.outstanding(), 0u);
+}
+
+// ---------------------------------------------------------------- keys
+
+TEST(kfd_pairing, interleaved_outstanding_pairs)
+{
+    pairing_engine engine;
+    feed_no_record(engine, "7 100 -1 @10(1ea0) R");
+    feed_no_record(engine, "5 101 -1 @20(4) 0->1ea0 1ea0:0 1");
+    feed_no_record(engine, "9 102 -1 1ea0 0");
+    feed_no_record(engine, "7 103 -1 @11(1ea0) W");
+    EXPECT_EQ(engine.outstanding(), 4u);
+
+    const record_t fault11 = feed_record(engine, "8 200 -1 @11(1ea0) M");
+    EXPECT_EQ(fault11.start_timestamp, 103u);
+    EXPECT_EQ(fault11.page_fault.read_fault, 0u);
+    EXPECT_EQ(fault11.page_fault.address, 0x11000u);
+    const record_t queue = feed_record(engine, "a 201 -1 1ea0");
+    EXPECT_EQ(queue.start_timestamp, 102u);
+    const record_t fault10 = feed_record(engine, "8 202 -1 @10(1ea0) U");
+    EXPECT_EQ(fault10.start_timestamp, 100u);
+    EXPECT_EQ(fault10.page_fault.read_fault, 1u);
+    const record_t migrate = feed_record(engine, "6 203 -1 @20(4) 0->1ea0 1 0");
+    EXPECT_EQ(migrate.start_timestamp, 101u);
+    EXPECT_EQ(migrate.page_migrate.end_addr, 0x23fffu);
+    EXPECT_EQ(engine.outstanding(), 0u);
+    expect_counters(engine, 4, 0, 0, 0);
+}
+
+TEST(kfd_pairing, same_page_on_two_gpus)
+{
+    pairing_engine engine;
+    feed_no_record(engine, "7 100 -1 @7fa608127(1ea0) R");
+    feed_no_record(engine, "7 110 -1 @7fa608127(fc7d) W");
+    const record_t second = feed_record(engine, "8 200 -1 @7fa608127(fc7d) M");
+    EXPECT_EQ(second.page_fault.node_id, 0xfc7du);
+    EXPECT_EQ(second.start_timestamp, 110u);
+    EXPECT_EQ(second.page_fault.read_fault, 0u);
+    const record_t first = feed_record(engine, "8 210 -1 @7fa608127(1ea0) U");
+    EXPECT_EQ(first.page_fault.node_id, 0x1ea0u);
+    EXPECT_EQ(first.start_timestamp, 100u);
+    EXPECT_EQ(first.page_fault.read_fault, 1u);
+
+    feed_no_record(engine, "9 300 -1 1ea0 0");
+    feed_no_record(engine, "9 310 -1 fc7d 1");
+    EXPECT_EQ(feed_record(engine, "a 400 -1 1ea0").start_timestamp, 300u);
+    EXPECT_EQ(static_cast<int>(feed_record(engine, "a 410 -1 fc7d").queue_suspend.trigger), 1);
+    expect_counters(engine, 4, 0, 0, 0);
+}
+
+TEST(kfd_pairing, same_page_from_two_pids)
+{
+    pairing_engine engine;
+    feed_no_record(engine, "7 100 -1 @10(1ea0) R");
+    feed_no_record(engine, "7 110 -2 @10(1ea0) W");
+    const record_t two = feed_record(engine, "8 200 -2 @10(1ea0) M");
+    EXPECT_EQ(two.pid, 2u);
+    EXPECT_EQ(two.start_timestamp, 110u);
+    const record_t one = feed_record(engine, "8 210 -1 @10(1ea0) M");
+    EXPECT_EQ(one.pid, 1u);
+    EXPECT_EQ(one.start_timestamp, 100u);
+
+    feed_no_record(engine, "5 100 -1 @10(1) 0->1ea0 1ea0:0 1");
+    feed_no_record(engine, "5 120 -2 @10(1) 0->1ea0 1ea0:0 2");
+    EXPECT_EQ(
+        static_cast<int>(feed_record(engine, "6 200 -2 @10(1) 0->1ea0 2").page_migrate.trigger), 2);
+    EXPECT_EQ(feed_record(engine, "6 200 -1 @10(1) 0->1ea0 1").start_timestamp, 100u);
+    expect_counters(engine, 4, 0, 0, 0);
+}
+
+TEST(kfd_pairing, kinds_do_not_pair_with_each_other)
+{
+    pairing_engine engine;
+    feed_no_record(engine, "9 100 -1 1ea0 0");
+    feed_no_record(engine, "8 200 -1 @0(1ea0) M"); // fault end: not the queue's end
+    feed_no_record(engine, "7 100 -1 @0(1ea0) R");
+    feed_no_record(engine, "a 200 -1 0"); // wrong node
+    EXPECT_EQ(engine.outstanding(), 2u);
+    expect_counters(engine, 0, 2, 0, 0);
+}
+
+// ---------------------------------------------------------------- orphans and time order
+
+TEST(kfd_pairing, orphan_ends_are_counted_without_record)
+{
+    pairing_engine engine;
+    feed_no_record(engine, "8 200 -1 @10(1ea0) M");
+    feed_no_record(engine, "6 200 -1 @10(1) 0->1ea0 1 0");
+    feed_no_record(engine, "a 200 -1 1ea0 R");
+    feed_no_record(engine, "e 200 -1 1ea0");
+    expect_counters(engine, 0, 4, 0, 0);
+    EXPECT_EQ(engine.outstanding(), 0u);
+}
+
+TEST(kfd_pairing, start_later_than_end_is_not_paired)
+{
+    pairing_engine engine;
+    feed_no_record(engine, "7 500 -1 @10(1ea0) R");
+    feed_no_record(engine, "8 400 -1 @10(1ea0) M"); // earlier than the start
+    expect_counters(engine, 0, 1, 0, 0);
+    EXPECT_EQ(engine.outstanding(), 1u); // the start waits for its own end
+    const record_t r = feed_record(engine, "8 600 -1 @10(1ea0) M");
+    EXPECT_EQ(r.start_timestamp, 500u);
+    EXPECT_EQ(r.end_timestamp, 600u);
+    expect_counters(engine, 1, 1, 0, 0);
+
+    // equal timestamps pair (start <= end)
+    feed_no_record(engine, "9 700 -1 1 0");
+    const record_t same = feed_record(engine, "a 700 -1 1");
+    EXPECT_EQ(same.start_timestamp, 700u);
+    EXPECT_EQ(same.end_timestamp, 700u);
+}
+
+TEST(kfd_pairing, zero_timestamps_never_make_records)
+{
+    pairing_engine engine;
+    feed_no_record(engine, "7 0 -1 @10(1ea0) R"); // unusable start: dropped, counted
+    EXPECT_EQ(engine.outstanding(), 0u);
+    expect_counters(engine, 0, 0, 1, 0);
+    feed_no_record(engine, "8 5 -1 @10(1ea0) M");
+    expect_counters(engine, 0, 1, 1, 0);
+
+    feed_no_record(engine, "9 5 -1 1 0");
+    feed_no_record(engine, "a 0 -1 1"); // end at 0 is before any stored start
+    expect_counters(engine, 0, 2, 1, 0);
+
+    feed_no_record(engine, "b 0 -1 @10(1) 1 0"); // an unmap at 0 cannot be a record
+    expect_counters(engine, 0, 3, 1, 0);
+
+    // an event built by hand without a timestamp behaves like timestamp 0
+    event start         = ev("7 10 -1 @20(1) R");
+    start.has_timestamp = false;
+    record_t out        = poisoned_record();
+    EXPECT_FALSE(engine.process(start, out));
+    expect_counters(engine, 0, 3, 2, 0);
+}
+
+TEST(kfd_pairing, finish_counts_never_ended_starts)
+{
+    pairing_engine engine;
+    feed_no_record(engine, "7 100 -1 @10(1ea0) R");
+    feed_no_record(engine, "5 100 -1 @10(1) 0->1ea0 1ea0:0 1");
+    feed_no_record(engine, "9 100 -1 1ea0 0");
+    EXPECT_EQ(engine.outstanding(), 3u);
+    engine.finish();
+    EXPECT_EQ(engine.outstanding(), 0u);
+    expect_counters(engine, 0, 0, 0, 3);
+    feed_no_record(engine, "8 200 -1 @10(1ea0) M"); // forgotten
+    expect_counters(engine, 0, 1, 0, 3);
+    engine.finish();
+    expect_counters(engine, 0, 1, 0, 3);
+
+    // still usable after finish()
+    feed_no_record(engine, "7 300 -1 @10(1ea0) R");
+    feed_record(engine, "8 400 -1 @10(1ea0) M");
+    expect_counters(engine, 1, 1, 0, 3);
+}
+
+// ---------------------------------------------------------------- bounded memory
+
+TEST(kfd_pairing, cap_evicts_the_oldest_start)
+{
+    pairing_engine engine{3};
+    EXPECT_EQ(engine.max_outstanding(), 3u);
+    feed_no_record(engine, "7 100 -1 @1(1) R");
+    feed_no_record(engine, "5 101 -1 @2(1) 0->1 1:0 1");
+    feed_no_record(engine, "9 102 -1 1 0");
+    EXPECT_EQ(engine.outstanding(), 3u);
+    feed_no_record(engine, "7 103 -1 @4(1) R"); // evicts the fault on page 1
+    EXPECT_EQ(engine.outstanding(), 3u);
+    expect_counters(engine, 0, 0, 1, 0);
+
+    feed_no_record(engine, "8 200 -1 @1(1) M"); // its end is now an orphan
+    expect_counters(engine, 0, 1, 1, 0);
+    EXPECT_EQ(feed_record(engine, "8 201 -1 @4(1) M").start_timestamp, 103u); // newest pairs
+    EXPECT_EQ(feed_record(engine, "6 202 -1 @2(1) 0->1 1").start_timestamp, 101u);
+    EXPECT_EQ(feed_record(engine, "a 203 -1 1").start_timestamp, 102u);
+    EXPECT_EQ(engine.outstanding(), 0u);
+    expect_counters(engine, 3, 1, 1, 0);
+}
+
+TEST(kfd_pairing, cap_ages_out_in_arrival_order_across_many_starts)
+{
+    pairing_engine engine{4};
+    for(int page = 0; page < 10; ++page)
+        feed_no_record(engine, "7 " + std::to_string(100 + page) + " -1 @" + std::to_string(page) +
+                                   "(1) R");
+    EXPECT_EQ(engine.outstanding(), 4u);
+    expect_counters(engine, 0, 0, 6, 0);
+    for(int page = 0; page < 6; ++page)
+        feed_no_record(engine, "8 500 -1 @" + std::to_string(page) + "(1) M");
+    for(int page = 6; page < 10; ++page)
+        EXPECT_EQ(
+            feed_record(engine, "8 500 -1 @" + std::to_string(page) + "(1) M").start_timestamp,
+            100u + static_cast<unsigned>(page));
+    expect_counters(engine, 4, 6, 6, 0);
+}
+
+TEST(kfd_pairing, duplicate_start_replaces_and_becomes_newest)
+{
+    pairing_engine engine{3};
+    feed_no_record(engine, "7 100 -1 @1(1) R"); // A
+    feed_no_record(engine, "7 101 -1 @2(1) R"); // B
+    feed_no_record(engine, "7 102 -1 @3(1) R"); // C
+    feed_no_record(engine, "7 103 -1 @1(1) W"); // A again: replaces, now the newest
+    EXPECT_EQ(engine.outstanding(), 3u);
+    expect_counters(engine, 0, 0, 1, 0);
+    feed_no_record(engine, "7 104 -1 @4(1) R"); // full: evicts B, the oldest now
+    expect_counters(engine, 0, 0, 2, 0);
+
+    const record_t a = feed_record(engine, "8 200 -1 @1(1) M");
+    EXPECT_EQ(a.start_timestamp, 103u);         // the newer start
+    EXPECT_EQ(a.page_fault.read_fault, 0u);     // with its own data
+    feed_no_record(engine, "8 200 -1 @2(1) M"); // B was evicted
+    EXPECT_EQ(feed_record(engine, "8 200 -1 @3(1) M").start_timestamp, 102u);
+    EXPECT_EQ(feed_record(engine, "8 200 -1 @4(1) M").start_timestamp, 104u);
+    expect_counters(engine, 3, 1, 2, 0);
+}
+
+TEST(kfd_pairing, cap_of_zero_means_one)
+{
+    pairing_engine engine{0};
+    EXPECT_EQ(engine.max_outstanding(), 1u);
+    feed_no_record(engine, "9 1 -1 1 0");
+    feed_no_record(engine, "9 2 -1 2 0"); // evicts the first
+    EXPECT_EQ(engine.outstanding(), 1u);
+    feed_no_record(engine, "a 3 -1 1");
+    feed_record(engine, "a 3 -1 2");
+    expect_counters(engine, 1, 1, 1, 0);
+}
+
+TEST(kfd_pairing, default_cap)
+{
+    EXPECT_EQ(pairing_engine::default_max_outstanding, 65536u);
+    pairing_engine engine;
+    EXPECT_EQ(engine.max_outstanding(), 65536u);
+}
+
+TEST(kfd_pairing, move_keeps_outstanding_starts)
+{
+    pairing_engine first{8};
+    feed_no_record(first, "7 100 -1 @1(1) R");
+    feed_no_record(first, "7 101 -1 @2(1) R");
+    pairing_engine second{std::move(first)};
+    EXPECT_EQ(second.outstanding(), 2u);
+    EXPECT_EQ(feed_record(second, "8 200 -1 @2(1) M").start_timestamp, 101u);
+
+    pairing_engine third{2};
+    feed_no_record(third, "9 1 -1 1 0");
+    third = std::move(second);
+    EXPECT_EQ(third.outstanding(), 1u);
+    EXPECT_EQ(third.max_outstanding(), 8u);
+    EXPECT_EQ(feed_record(third, "8 200 -1 @1(1) M").start_timestamp, 100u);
+    // the age list survived the move: filling up evicts in order
+    for(int page = 10; page < 20; ++page)
+        feed_no_record(third, "7 300 -1 @" + std::to_string(page) + "(1) R");
+    EXPECT_EQ(third.outstanding(), 8u);
+    EXPECT_EQ(third.counters().starts_aged_out, 2u);
+    EXPECT_EQ(third.counters().records, 2u); // counters moved with the state
+}
+
+// ---------------------------------------------------------------- randomized property test
+
+namespace
+{
+// One generated start/end pair (or an unmap instant) and the record it must give.
+struct generated_pair
+{
+    std::string start_line; // empty for an unmap
+    std::string end_line;
+    record_t    expected;
+};
+
+record_t
+blank_record(int32_t operation, uint64_t start, uint64_t end, uint32_t pid)
+{
+    record_t r;
+    std::memset(&r, 0, sizeof(r));
+    r.size            = sizeof(r);
+    r.kind            = ROCPROFILER_BUFFER_TRACING_PAGE_MIGRATION;
+    r.operation       = operation;
+    r.start_timestamp = start;
+    r.end_timestamp   = end;
+    r.pid             = pid;
+    return r;
+}
+
+std::string
+hex(uint64_t value)
+{
+    char buffer[24];
+    std::snprintf(buffer, sizeof(buffer), "%llx", static_cast<unsigned long long>(value));
+    return buffer;
+}
+
+// Generates pairs whose keys come from small domains (so keys are reused many times), with
+// every pair of a key strictly after the previous pair of that key, then interleaves the
+// keys' event sequences at random. Per-key order is the only ordering constraint, as on a
+// real fd (and across fds there is none).
+class pair_generator
+{
+public:
+    explicit pair_generator(uint64_t seed) : m_random{seed} {}
+
+    // events: (line, index of its pair, is_end)
+    struct stream_event
+    {
+        std::string line;
+        size_t      pair;
+        bool        is_end;
+    };
+
+    std::vector<stream_event> generate(size_t count, std::vector<generated_pair>& pairs)
+    {
+        // a key is identified by its string; each key has its own clock and sequence
+        std::map<std::string, size_t>          key_names;
+        std::vector<uint64_t>                  key_clock;
+        std::vector<std::vector<stream_event>> per_key;
+        auto                                   key_index = [&](const std::string& name)
+        {
+            const auto found = key_names.find(name);
+            if(found != key_names.end()) return found->second;
+            key_names.emplace(name, per_key.size());
+            key_clock.push_back(1 + uniform(0, 1000));
+            per_key.emplace_back();
+            return per_key.size() - 1;
+        };
+
+        for(size_t n = 0; n < count; ++n)
+        {
+            const uint32_t pid  = static_cast<uint32_t>(1 + uniform(0, 2));
+            const uint32_t node = node_ids[uniform(0, 2)];
+            const uint64_t page = 0x7f0000000ull + uniform(0, 15);
+            const int      kind = static_cast<int>(uniform(0, 3));
+            // migrate: the key is (pid, page, npages, from, to), to or from system memory
+            const uint64_t npages = 1 + uniform(0, 2);
+            const bool     to_gpu = uniform(0, 1) == 0;
+            const uint32_t from   = to_gpu ? 0 : node;
+            const uint32_t to     = to_gpu ? node : 0;
+            generated_pair pair{};
+            std::string    key;
+            if(kind == 0)
+                key = "f " + std::to_string(pid) + " " + hex(node) + " " + hex(page);
+            else if(kind == 1)
+                key = "m " + std::to_string(pid) + " " + hex(page) + " " + hex(npages) + " " +
+                      hex(from) + " " + hex(to);
+            else if(kind == 2)
+                key = "q " + std::to_string(pid) + " " + hex(node);
+            else
+                key = "u " + std::to_string(n); // unmaps: one-event "pairs"
+
+            const size_t   k     = key_index(key);
+            uint64_t&      clock = key_clock[k];
+            const uint64_t start = clock + uniform(0, 50);
+            const uint64_t end   = start + uniform(0, 1000); // may equal start
+            clock                = end + uniform(0, 50);
+
+            if(kind == 0) make_fault(pair, pid, node, page, start, end);
+            if(kind == 1) make_migrate(pair, pid, page, npages, from, to, start, end);
+            if(kind == 2) make_queue(pair, pid, node, start, end);
+            if(kind == 3) make_unmap(pair, pid, node, page, start);
+
+            const size_t index = pairs.size();
+            pairs.push_back(pair);
+            if(!pair.start_line.empty()) per_key[k].push_back({pair.start_line, index, false});
+            per_key[k].push_back({pair.end_line, index, true});
+        }
+
+        // interleave: repeatedly take the next event of a random key that has some left
+        std::vector<size_t> next(per_key.size(), 0);
+        std::vector<size_t> active;
+        for(size_t k = 0; k < per_key.size(); ++k)
+            active.push_back(k);
+        std::vector<stream_event> stream;
+        while(!active.empty())
+        {
+            const size_t slot = uniform(0, active.size() - 1);
+            const size_t k    = active[slot];
+            stream.push_back(per_key[k][next[k]++]);
+            if(next[k] == per_key[k].size())
+            {
+                active[slot] = active.back();
+                active.pop_back();
+            }
+        }
+        return stream;
+    }
+
+private:
+    static constexpr uint32_t node_ids[3] = {0x1ea0, 0xfc7d, 0xffffffff};
+
+    size_t uniform(size_t low, size_t high)
+    {
+        return std::uniform_int_distribution<size_t>{low, high}(m_random);
+    }
+
+    void make_fault(generated_pair& pair, uint32_t pid, uint32_t node, uint64_t page,
+                    uint64_t start, uint64_t end)
+    {
+        const bool        read     = uniform(0, 1) == 0;
+        const bool        migrated = uniform(0, 1) == 0;
+        const std::string body =
+            " -" + std::to_string(pid) + " @" + hex(page) + "(" + hex(node) + ") ";
+        pair.start_line = "7 " + std::to_string(start) + body + (read ? "R" : "W");
+        pair.end_line   = "8 " + std::to_string(end) + body + (migrated ? "M" : "U");
+        pair.expected   = blank_record(ROCPROFILER_PAGE_MIGRATION_PAGE_FAULT, start, end, pid);
+        pair.expected.page_fault.read_fault = read ? 1 : 0;
+        pair.expected.page_fault.migrated   = migrated ? 1 : 0;
+        pair.expected.page_fault.node_id    = node;
+        pair.expected.page_fault.address    = page << 12;
+    }
+
+    void make_migrate(generated_pair& pair, uint32_t pid, uint64_t page, uint64_t npages,
+                      uint32_t from, uint32_t to, uint64_t start, uint64_t end)
+    {
+        const uint32_t    prefetch  = node_ids[uniform(0, 2)];
+        const uint32_t    preferred = node_ids[uniform(0, 2)];
+        const int         trigger   = static_cast<int>(uniform(0, 3));
+        const bool        has_error = uniform(0, 1) == 0;
+        const std::string range     = " -" + std::to_string(pid) + " @" + hex(page) + "(" +
+                                  hex(npages) + ") " + hex(from) + "->" + hex(to) + " ";
+        pair.start_line = "5 " + std::to_string(start) + range + hex(prefetch) + ":" +
+                          hex(preferred) + " " + std::to_string(trigger);
+        pair.end_line = "6 " + std::to_string(end) + range + std::to_string(trigger) +
+                        (has_error ? " -" + std::to_string(uniform(0, 20)) : "");
+        pair.expected = blank_record(ROCPROFILER_PAGE_MIGRATION_PAGE_MIGRATE, start, end, pid);
+        pair.expected.page_migrate.start_addr     = page << 12;
+        pair.expected.page_migrate.end_addr       = ((page + npages) << 12) - 1;
+        pair.expected.page_migrate.from_node      = from;
+        pair.expected.page_migrate.to_node        = to;
+        pair.expected.page_migrate.prefetch_node  = prefetch;
+        pair.expected.page_migrate.preferred_node = preferred;
+        pair.expected.page_migrate.trigger =
+            static_cast<rocprofiler_page_migration_trigger_t>(trigger);
+    }
+
+    void make_queue(generated_pair& pair, uint32_t pid, uint32_t node, uint64_t start, uint64_t end)
+    {
+        static constexpr std::string_view suffixes[] = {""sv, " R"sv, " \0"sv, " 0"sv};
+        const int                         trigger    = static_cast<int>(uniform(0, 5));
+        const size_t                      variant = uniform(0, 4); // 4 = id-14 rescheduled restore
+        const bool                        rescheduled = variant == 1 || variant == 4;
+        const std::string                 body = " -" + std::to_string(pid) + " " + hex(node);
+        pair.start_line = "9 " + std::to_string(start) + body + " " + std::to_string(trigger);
+        if(variant == 4)
+            pair.end_line = "e " + std::to_string(end) + body; // node has hex letters
+        else
+            pair.end_line = "a " + std::to_string(end) + body + std::string{suffixes[variant]};
+        pair.expected = blank_record(ROCPROFILER_PAGE_MIGRATION_QUEUE_SUSPEND, start, end, pid);
+        pair.expected.queue_suspend.rescheduled = rescheduled ? 1 : 0;
+        pair.expected.queue_suspend.node_id     = node;
+        pair.expected.queue_suspend.trigger =
+            static_cast<rocprofiler_page_migration_queue_suspend_trigger_t>(trigger);
+    }
+
+    void make_unmap(generated_pair& pair, uint32_t pid, uint32_t node, uint64_t page,
+                    uint64_t timestamp)
+    {
+        const uint64_t npages  = 1 + uniform(0, 0x400);
+        const int      trigger = static_cast<int>(uniform(0, 2));
+        pair.end_line = "b " + std::to_string(timestamp) + " -" + std::to_string(pid) + " @" +
+                        hex(page) + "(" + hex(npages) + ") " + hex(node) + " " +
+                        std::to_string(trigger);
+        pair.expected =
+            blank_record(ROCPROFILER_PAGE_MIGRATION_UNMAP_FROM_GPU, timestamp, timestamp, pid);
+        pair.expected.unmap_from_gpu.node_id    = node;
+        pair.expected.unmap_from_gpu.start_addr = page << 12;
+        pair.expected.unmap_from_gpu.end_addr   = (page + npages) << 12;
+        pair.expected.unmap_from_gpu.trigger =
+            static_cast<rocprofiler_page_migration_unmap_from_gpu_trigger_t>(trigger);
+    }
+
+    std::mt19937_64 m_random;
+};
+
+struct run_result
+{
+    uint64_t records    = 0;
+    uint64_t mismatches = 0;
+    uint64_t ends       = 0;
+    uint64_t starts     = 0;
+};
+
+// Feeds a stream; every record must equal, byte for byte, the record of the pair its end
+// came from.
+run_result
+run_stream(pairing_engine& engine, const std::vector<pair_generator::stream_event>& stream,
+           const std::vector<generated_pair>& pairs)
+{
+    run_result result;
+    for(const auto& item : stream)
+    {
+        event parsed{};
+        if(parse_line(item.line, parsed) != parse_result::ok)
+        {
+            ADD_FAILURE() << "generated line does not parse: [" << item.line << "]";
+            continue;
+        }
+        (item.is_end ? result.ends : result.starts) += 1;
+        record_t out = poisoned_record();
+        if(!engine.process(parsed, out)) continue;
+        ++result.records;
+        if(!item.is_end || std::memcmp(&out, &pairs[item.pair].expected, sizeof(out)) != 0)
+        {
+            if(++result.mismatches <= 5)
+                ADD_FAILURE() << "record differs for pair " << item.pair << " end [" << item.line
+                              << "]";
+        }
+    }
+    return result;
+}
+} // namespace
+
+TEST(kfd_pairing, randomized_pairs_match_exactly)
+{
+    pair_generator              generator{0x5eed1234abcdull};
+    std::vector<generated_pair> pairs;
+    const auto                  stream = generator.generate(20000, pairs);
+    ASSERT_EQ(pairs.size(), 20000u);
+
+    pairing_engine   engine;
+    const run_result result = run_stream(engine, stream, pairs);
+    EXPECT_EQ(result.mismatches, 0u);
+    EXPECT_EQ(result.records, pairs.size());
+    EXPECT_EQ(result.ends, pairs.size());
+    expect_counters(engine, pairs.size(), 0, 0, 0);
+    EXPECT_EQ(engine.outstanding(), 0u);
+}
+
+TEST(kfd_pairing, randomized_pairs_with_small_cap_account_for_every_start)
+{
+    pair_generator              generator{42};
+    std::vector<generated_pair> pairs;
+    const auto                  stream = generator.generate(20000, pairs);
+
+    pairing_engine   engine{8};
+    const run_result result = run_stream(engine, stream, pairs);
+    engine.finish();
+    const auto& counters = engine.counters();
+    EXPECT_EQ(result.mismatches, 0u); // whatever pairs, pairs correctly
+    EXPECT_GT(counters.starts_aged_out, 0u);
+    EXPECT_LE(engine.outstanding(), 8u);
+    // every end made a record or was an orphan; every start was paired, aged out or left
+    const uint64_t unmaps = result.ends - result.starts;
+    EXPECT_EQ(counters.records + counters.ends_without_start, result.ends);
+    EXPECT_EQ(counters.records - unmaps + counters.starts_aged_out + counters.starts_never_ended,
+              result.starts);
+    EXPECT_EQ(counters.records, result.records);
+}
