@@ -26,6 +26,8 @@ install(FILES ${PROJECT_BINARY_DIR}/rocprofiler-sdk-config.cmake
               ${PROJECT_BINARY_DIR}/rocprofiler-sdk-config-version.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/rocprofiler-sdk COMPONENT development)
 
+file(RELATIVE_PATH PC_PREFIX_FROM_PCFILEDIR
+     ${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/pkgconfig ${CMAKE_INSTALL_PREFIX})
 configure_file(${PROJECT_SOURCE_DIR}/cmake/rocprofiler-sdk.pc.in
                ${PROJECT_BINARY_DIR}/rocprofiler-sdk.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/rocprofiler-sdk.pc

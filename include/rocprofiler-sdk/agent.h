@@ -18,7 +18,7 @@ ROCPROFILER_EXTERN_C_INIT
 typedef struct rocprofiler_agent_cache_t
 {
     uint64_t     processor_id_low;
-    uint64_t     size; /**< bytes */
+    uint64_t     size; /**< KiB, as the kernel reports it */
     uint32_t     level;
     uint32_t     cache_line_size;
     uint32_t     cache_lines_per_tag;
