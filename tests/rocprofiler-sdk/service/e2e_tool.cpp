@@ -1,0 +1,231 @@
+// MIT License - see LICENSE.
+//
+// Tool used by the end-to-end tests: records every page-migration record (and raw KFD event
+// when asked) and writes them, one CSV line each, to $E2E_OUT at finalize, with the status
+// of configuration and the SDK's loss counters. The test process compares that file with
+// records it computed by hand (or the generator's model) for the replayed log.
+//   E2E_OPS=1,2        operations to trace (default: all)
+//   E2E_RAW=1          also trace raw KFD events (ext/kfd.h) into a second buffer
+//   E2E_STOP_AFTER=N   stop the context once N records were delivered; report how many
+//                      records were emplaced by then (via flush) as "stopped_with,N"
+//   E2E_POLICY=discard|lossless, E2E_BUFFER_BYTES=N
+#include <rocprofiler-sdk/ext/kfd.h>
+#include <rocprofiler-sdk/registration.h>
+#include <rocprofiler-sdk/rocprofiler.h>
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace
+{
+std::mutex&
+lock_of_lines()
+{
+    static auto* m = new std::mutex;
+    return *m;
+}
+std::vector<std::string>&
+lines()
+{
+    static auto* v = new std::vector<std::string>;
+    return *v;
+}
+rocprofiler_context_id_t ctx{};
+rocprofiler_buffer_id_t  pm_buffer{};
+rocprofiler_buffer_id_t  raw_buffer{};
+std::atomic<uint64_t>    delivered{0};
+std::atomic<uint64_t>    drops{0};
+std::atomic<bool>        stop_requested{false};
+std::thread*             stopper    = nullptr;
+uint64_t                 stop_after = 0;
+
+std::string
+pid_text(uint32_t pid)
+{
+    return pid == static_cast<uint32_t>(getpid()) ? "SELF" : std::to_string(pid);
+}
+
+std::string
+format(const rocprofiler_buffer_tracing_page_migration_record_t& r)
+{
+    char        text[512];
+    std::string pid = pid_text(r.pid);
+    switch(r.operation)
+    {
+    case ROCPROFILER_PAGE_MIGRATION_PAGE_FAULT:
+        snprintf(text, sizeof(text), "fault,%s,%" PRIu64 ",%" PRIu64 ",%x,%" PRIx64 ",%d,%d",
+                 pid.c_str(), r.start_timestamp, r.end_timestamp, r.page_fault.node_id,
+                 r.page_fault.address, r.page_fault.read_fault, r.page_fault.migrated);
+        break;
+    case ROCPROFILER_PAGE_MIGRATION_PAGE_MIGRATE:
+        snprintf(text, sizeof(text),
+                 "migrate,%s,%" PRIu64 ",%" PRIu64 ",%" PRIx64 ",%" PRIx64 ",%x,%x,%x,%x,%d",
+                 pid.c_str(), r.start_timestamp, r.end_timestamp, r.page_migrate.start_addr,
+                 r.page_migrate.end_addr, r.page_migrate.from_node, r.page_migrate.to_node,
+                 r.page_migrate.prefetch_node, r.page_migrate.preferred_node,
+                 static_cast<int>(r.page_migrate.trigger));
+        break;
+    case ROCPROFILER_PAGE_MIGRATION_QUEUE_SUSPEND:
+        snprintf(text, sizeof(text), "queue,%s,%" PRIu64 ",%" PRIu64 ",%x,%d,%d", pid.c_str(),
+                 r.start_timestamp, r.end_timestamp, r.queue_suspend.node_id,
+                 static_cast<int>(r.queue_suspend.trigger), r.queue_suspend.rescheduled);
+        break;
+    case ROCPROFILER_PAGE_MIGRATION_UNMAP_FROM_GPU:
+        snprintf(text, sizeof(text),
+                 "unmap,%s,%" PRIu64 ",%" PRIu64 ",%x,%" PRIx64 ",%" PRIx64 ",%d", pid.c_str(),
+                 r.start_timestamp, r.end_timestamp, r.unmap_from_gpu.node_id,
+                 r.unmap_from_gpu.start_addr, r.unmap_from_gpu.end_addr,
+                 static_cast<int>(r.unmap_from_gpu.trigger));
+        break;
+    default:
+        snprintf(text, sizeof(text), "unknown-operation,%d", r.operation);
+        break;
+    }
+    // Every record must say what it is, with the contract's size.
+    if(r.size != sizeof(r) || r.kind != ROCPROFILER_BUFFER_TRACING_PAGE_MIGRATION)
+        return std::string{"bad-record-header,"} + text;
+    return text;
+}
+
+std::string
+format_raw(const rocprofiler_kfd_event_record_t& r)
+{
+    char text[256];
+    snprintf(text, sizeof(text), "raw,%d,%x,%s,%s", r.operation, r.gpu_id, pid_text(r.pid).c_str(),
+             r.operation == ROCPROFILER_KFD_EVENT_QUEUE_RESTORE_RESCHEDULED ? "rescheduled" : "-");
+    return text;
+}
+
+void
+on_records(rocprofiler_context_id_t, rocprofiler_buffer_id_t, rocprofiler_record_header_t** headers,
+           size_t count, void*, uint64_t drop_count)
+{
+    drops += drop_count;
+    std::lock_guard<std::mutex> guard{lock_of_lines()};
+    for(size_t i = 0; i < count; ++i)
+    {
+        if(headers[i]->kind == ROCPROFILER_BUFFER_TRACING_PAGE_MIGRATION)
+        {
+            lines().push_back(
+                format(*static_cast<const rocprofiler_buffer_tracing_page_migration_record_t*>(
+                    headers[i]->payload)));
+            delivered += 1;
+        }
+        else if(headers[i]->kind == ROCPROFILER_BUFFER_TRACING_KFD_EVENT)
+            lines().push_back(format_raw(
+                *static_cast<const rocprofiler_kfd_event_record_t*>(headers[i]->payload)));
+    }
+    if(stop_after > 0 && delivered.load() >= stop_after && !stop_requested.exchange(true))
+    {
+        // Stop from another thread, as an application would; then report what the buffer
+        // holds at that point: nothing may arrive after it.
+        stopper = new std::thread(
+            []
+            {
+                rocprofiler_stop_context(ctx);
+                rocprofiler_flush_buffer(pm_buffer);
+                std::lock_guard<std::mutex> g{lock_of_lines()};
+                lines().push_back("stopped_with," + std::to_string(delivered.load()));
+            });
+    }
+}
+
+std::vector<rocprofiler_tracing_operation_t>
+operations_from_env()
+{
+    std::vector<rocprofiler_tracing_operation_t> ops;
+    const char*                                  text = getenv("E2E_OPS");
+    for(const char* p = text; p && *p;)
+    {
+        ops.push_back(static_cast<int>(strtol(p, const_cast<char**>(&p), 10)));
+        while(*p == ',')
+            ++p;
+    }
+    return ops;
+}
+
+void
+add_line(std::string line)
+{
+    std::lock_guard<std::mutex> guard{lock_of_lines()};
+    lines().push_back(std::move(line));
+}
+
+int
+tool_init(rocprofiler_client_finalize_t, void*)
+{
+    auto   policy = (getenv("E2E_POLICY") && strcmp(getenv("E2E_POLICY"), "discard") == 0)
+                        ? ROCPROFILER_BUFFER_POLICY_DISCARD
+                        : ROCPROFILER_BUFFER_POLICY_LOSSLESS;
+    size_t bytes =
+        getenv("E2E_BUFFER_BYTES") ? strtoull(getenv("E2E_BUFFER_BYTES"), nullptr, 10) : 65536;
+    stop_after = getenv("E2E_STOP_AFTER") ? strtoull(getenv("E2E_STOP_AFTER"), nullptr, 10) : 0;
+    rocprofiler_create_context(&ctx);
+    rocprofiler_create_buffer(ctx, bytes, bytes / 2, policy, on_records, nullptr, &pm_buffer);
+    auto ops    = operations_from_env();
+    auto status = rocprofiler_configure_buffer_tracing_service(
+        ctx, ROCPROFILER_BUFFER_TRACING_PAGE_MIGRATION, ops.data(), ops.size(), pm_buffer);
+    add_line("configure," + std::to_string(status));
+    if(getenv("E2E_RAW"))
+    {
+        rocprofiler_create_buffer(ctx, 65536, 0, ROCPROFILER_BUFFER_POLICY_LOSSLESS, on_records,
+                                  nullptr, &raw_buffer);
+        auto raw = rocprofiler_configure_buffer_tracing_service(
+            ctx, ROCPROFILER_BUFFER_TRACING_KFD_EVENT, nullptr, 0, raw_buffer);
+        add_line("configure_raw," + std::to_string(raw));
+    }
+    add_line("start," + std::to_string(rocprofiler_start_context(ctx)));
+    return 0;
+}
+
+void
+tool_fini(void*)
+{
+    if(stopper)
+    {
+        stopper->join();
+        delete stopper;
+    }
+    rocprofiler_kfd_loss_stats_t s{};
+    s.size = sizeof(s);
+    if(rocprofiler_kfd_get_loss_stats(ROCPROFILER_KFD_ALL_GPUS, &s) == ROCPROFILER_STATUS_SUCCESS)
+    {
+        char text[512];
+        snprintf(text, sizeof(text),
+                 "stats,received=%" PRIu64 ",malformed=%" PRIu64 ",other_process=%" PRIu64
+                 ",emitted=%" PRIu64 ",ends_without_start=%" PRIu64 ",aged_out=%" PRIu64
+                 ",never_ended=%" PRIu64 ",dropped=%" PRIu64 ",kernel_drops=%" PRIu64
+                 ",saturations=%" PRIu64,
+                 s.events_received, s.lines_malformed, s.events_other_process, s.records_emitted,
+                 s.ends_without_start, s.starts_aged_out, s.starts_never_ended, s.records_dropped,
+                 s.kernel_reported_drops, s.fifo_saturations);
+        add_line(text);
+    }
+    add_line("buffer_drops," + std::to_string(drops.load()));
+    const char* out = getenv("E2E_OUT");
+    FILE*       f   = out ? fopen(out, "w") : stdout;
+    if(!f) return;
+    std::lock_guard<std::mutex> guard{lock_of_lines()};
+    for(const auto& l : lines())
+        fprintf(f, "%s\n", l.c_str());
+    if(f != stdout) fclose(f);
+}
+} // namespace
+
+extern "C" rocprofiler_tool_configure_result_t*
+rocprofiler_configure(uint32_t, const char*, uint32_t, rocprofiler_client_id_t* id)
+{
+    static rocprofiler_tool_configure_result_t result = {
+        sizeof(rocprofiler_tool_configure_result_t), tool_init, tool_fini, nullptr};
+    id->name = "e2e-tool";
+    return &result;
+}

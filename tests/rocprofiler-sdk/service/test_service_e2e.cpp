@@ -1,0 +1,266 @@
+// MIT License - see LICENSE.
+//
+// The page-migration service end to end: a log replayed by the KFD emulator through the real
+// /dev/kfd code path (open, ioctl, mask write, poll, read) into the SDK and a tool
+// (e2e_tool.cpp) in a child process. Expected records are written out by hand from the
+// contract's record semantics, never produced by the code under test.
+#include "run_process.hpp"
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using test_support::lines_of;
+using test_support::run_process;
+
+namespace
+{
+const std::string emulator = ROCP_TEST_EMULATOR;
+const std::string tool     = ROCP_TEST_E2E_TOOL;
+const std::string app      = ROCP_TEST_APP_PLAIN;
+
+struct scratch_dir
+{
+    std::string path;
+    scratch_dir()
+    {
+        char tmpl[] = "/tmp/rocp-e2e-XXXXXX";
+        path        = mkdtemp(tmpl);
+    }
+    ~scratch_dir() { std::system(("rm -rf " + path).c_str()); }
+    std::string file(const std::string& name) const { return path + "/" + name; }
+};
+
+void
+write_file(const std::string& path, const std::string& text)
+{
+    std::ofstream out{path, std::ios::binary};
+    out << text;
+}
+
+std::string
+read_file(const std::string& path)
+{
+    std::ifstream      in{path, std::ios::binary};
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+struct run_output
+{
+    int                                exit_code = -1;
+    std::vector<std::string>           records; // fault/migrate/queue/unmap lines, sorted
+    std::vector<std::string>           raw;     // raw event lines, in arrival order
+    std::map<std::string, std::string> values;  // configure, start, stopped_with, ...
+    std::map<std::string, uint64_t>    stats;
+    std::string                        emulator_stats;
+};
+
+run_output
+replay(const std::string& log, std::vector<std::pair<std::string, std::string>> env = {})
+{
+    scratch_dir dir;
+    write_file(dir.file("events.log"), log);
+    env.emplace_back("LD_PRELOAD", emulator + ":" + tool);
+    env.emplace_back("KFD_EMULATOR_LOG", dir.file("events.log"));
+    env.emplace_back("KFD_EMULATOR_STATS", dir.file("stats.json"));
+    env.emplace_back("E2E_OUT", dir.file("out.csv"));
+    auto       result = run_process({app}, env);
+    run_output out;
+    out.exit_code      = result.exit_code;
+    out.emulator_stats = read_file(dir.file("stats.json"));
+    for(const auto& line : lines_of(read_file(dir.file("out.csv"))))
+    {
+        auto comma = line.find(',');
+        auto head  = line.substr(0, comma);
+        auto rest  = comma == std::string::npos ? "" : line.substr(comma + 1);
+        if(head == "fault" || head == "migrate" || head == "queue" || head == "unmap" ||
+           head.rfind("bad-", 0) == 0 || head == "unknown-operation")
+            out.records.push_back(line);
+        else if(head == "raw")
+            out.raw.push_back(line);
+        else if(head == "stats")
+        {
+            std::stringstream fields{rest};
+            std::string       field;
+            while(std::getline(fields, field, ','))
+            {
+                auto eq                        = field.find('=');
+                out.stats[field.substr(0, eq)] = std::stoull(field.substr(eq + 1));
+            }
+        }
+        else
+            out.values[head] = rest;
+    }
+    std::sort(out.records.begin(), out.records.end());
+    return out;
+}
+
+std::vector<std::string>
+sorted(std::vector<std::string> v)
+{
+    std::sort(v.begin(), v.end());
+    return v;
+}
+
+// Every record shape and kernel-format variant, on two GPUs, with one orphan end and one
+// start that never ends. Node 1ea0 and 2b4c; the log's pid 4242 is this process.
+const std::string variants_log =
+    std::string{"#@ gpu 1ea0 gfx90a\n"
+                "#@ gpu 2b4c gfx942\n"
+                "#@ self 4242\n"
+                "#@ timestamps keep\n"
+                "7 1000 -4242 @7fa608127(1ea0) R\n"
+                "7 1100 -4242 @7fa608127(2b4c) W\n"
+                "8 1500 -4242 @7fa608127(1ea0) M\n"
+                "8 1600 -4242 @7fa608127(2b4c) U\n"
+                "5 2000 -4242 @7f0f15200(2c02) 0->1ea0 ffffffff:ffffffff 0\n"
+                "6 2100 -4242 @7f0f15200(2c02) 0->1ea0 0\n"
+                "5 3000 -4242 @7f0000000(10) 2b4c->0 0:2b4c 3\n"
+                "6 3300 -4242 @7f0000000(10) 2b4c->0 3 -14\n"
+                "9 4000 -4242 1ea0 0\n"
+                "a 4100 -4242 1ea0\n"
+                "9 4200 -4242 1ea0 2\n"
+                "a 4300 -4242 1ea0 "} +
+    std::string{"\0\n", 2} +
+    "9 4400 -4242 2b4c 3\n"
+    "a 4500 -4242 2b4c 0\n"
+    "9 4600 -4242 2b4c 1\n"
+    "a 4700 -4242 2b4c R\n"
+    "b 5000 -4242 @7f93ac200(200) 1ea0 2\n"
+    "8 6000 -4242 @1234(1ea0) M\n"
+    "7 6100 -4242 @5678(1ea0) R\n";
+
+const std::vector<std::string> variants_records = {
+    "fault,SELF,1000,1500,1ea0,7fa608127000,1,1",
+    "fault,SELF,1100,1600,2b4c,7fa608127000,0,0",
+    "migrate,SELF,2000,2100,7f0f15200000,7f0f17e01fff,0,1ea0,ffffffff,ffffffff,0",
+    "migrate,SELF,3000,3300,7f0000000000,7f000000ffff,2b4c,0,0,2b4c,3",
+    "queue,SELF,4000,4100,1ea0,0,0",
+    "queue,SELF,4200,4300,1ea0,2,0",
+    "queue,SELF,4400,4500,2b4c,3,0",
+    "queue,SELF,4600,4700,2b4c,1,1",
+    "unmap,SELF,5000,5000,1ea0,7f93ac200000,7f93ac400000,2",
+};
+} // namespace
+
+TEST(service_e2e, every_variant_gives_exactly_the_expected_records)
+{
+    auto out = replay(variants_log);
+    ASSERT_EQ(out.exit_code, 0);
+    EXPECT_EQ(out.values["configure"], "0");
+    EXPECT_EQ(out.values["start"], "0");
+    EXPECT_EQ(out.records, sorted(variants_records));
+    EXPECT_EQ(out.stats["received"], 19u);
+    EXPECT_EQ(out.stats["emitted"], 9u);
+    EXPECT_EQ(out.stats["ends_without_start"], 1u);
+    EXPECT_EQ(out.stats["never_ended"], 1u);
+    EXPECT_EQ(out.stats["malformed"], 0u);
+    EXPECT_EQ(out.stats["dropped"], 0u);
+    EXPECT_EQ(out.values["buffer_drops"], "0");
+}
+
+TEST(service_e2e, operation_filter_delivers_and_enables_only_what_is_asked)
+{
+    auto out = replay(variants_log, {{"E2E_OPS", "2"}});
+    ASSERT_EQ(out.exit_code, 0);
+    EXPECT_EQ(out.records, sorted({variants_records[0], variants_records[1]}));
+    // Kernel mask: ids 7 and 8 (fault) plus 14 (drop reports) only.
+    EXPECT_NE(out.emulator_stats.find("\"mask\":\"0x20c0\""), std::string::npos)
+        << out.emulator_stats;
+    EXPECT_EQ(out.emulator_stats.find("\"mask\":\"0x27f0\""), std::string::npos);
+}
+
+TEST(service_e2e, two_operations_of_four)
+{
+    auto out = replay(variants_log, {{"E2E_OPS", "3,4"}});
+    ASSERT_EQ(out.exit_code, 0);
+    EXPECT_EQ(out.records, sorted({variants_records[4], variants_records[5], variants_records[6],
+                                   variants_records[7], variants_records[8]}));
+}
+
+TEST(service_e2e, raw_events_arrive_unpaired_with_their_ids)
+{
+    auto out = replay(variants_log, {{"E2E_RAW", "1"}});
+    ASSERT_EQ(out.exit_code, 0);
+    EXPECT_EQ(out.values["configure_raw"], "0");
+    ASSERT_EQ(out.raw.size(), 19u);
+    std::map<int, int> per_id;
+    for(const auto& line : out.raw)
+        per_id[std::stoi(line.substr(4))] += 1;
+    EXPECT_EQ(per_id[7], 3); // two paired starts and the one never ended
+    EXPECT_EQ(per_id[8], 3); // two paired ends and the orphan
+    EXPECT_EQ(per_id[5], 2);
+    EXPECT_EQ(per_id[6], 2);
+    EXPECT_EQ(per_id[9], 4);
+    EXPECT_EQ(per_id[10], 4);
+    EXPECT_EQ(per_id[11], 1);
+    EXPECT_EQ(out.records.size(), 9u); // pairing is unaffected
+}
+
+namespace
+{
+std::string
+many_faults_log(int pairs, const std::string& pace)
+{
+    std::string log = "#@ gpu 1ea0\n#@ self 77\n#@ timestamps keep\n#@ pace " + pace + "\n";
+    char        line[128];
+    for(int i = 0; i < pairs; ++i)
+    {
+        snprintf(line, sizeof(line), "7 %d -77 @%x(1ea0) R\n8 %d -77 @%x(1ea0) M\n", 1000 + 10 * i,
+                 0x10000 + i, 1005 + 10 * i, 0x10000 + i);
+        log += line;
+    }
+    return log;
+}
+} // namespace
+
+TEST(service_e2e, finalization_while_events_flow_loses_nothing)
+{
+    // The app exits at once; the replay (lossless: the emulator waits for FIFO space) is
+    // still running. Everything queued before exit must reach the tool.
+    auto out = replay(many_faults_log(20000, "lossless"));
+    ASSERT_EQ(out.exit_code, 0);
+    EXPECT_EQ(out.records.size(), 20000u);
+    EXPECT_EQ(out.stats["emitted"], 20000u);
+    EXPECT_EQ(out.stats["never_ended"], 0u);
+    EXPECT_EQ(out.stats["ends_without_start"], 0u);
+    EXPECT_NE(out.emulator_stats.find("\"not_emitted_at_exit\":0"), std::string::npos);
+}
+
+TEST(service_e2e, nothing_is_written_after_stop_returns)
+{
+    auto out = replay(many_faults_log(20000, "lossless"), {{"E2E_STOP_AFTER", "100"}});
+    ASSERT_EQ(out.exit_code, 0);
+    ASSERT_NE(out.values.count("stopped_with"), 0u);
+    auto at_stop = std::stoull(out.values["stopped_with"]);
+    EXPECT_GE(at_stop, 100u);
+    EXPECT_EQ(out.records.size(), at_stop); // nothing arrived after the stop
+    EXPECT_LT(out.records.size(), 20000u);
+}
+
+TEST(service_e2e, other_processes_are_filtered_unless_asked)
+{
+    const std::string log = "#@ gpu 1ea0\n#@ self 10\n#@ superuser yes\n#@ timestamps keep\n"
+                            "7 100 -10 @1000(1ea0) R\n8 200 -10 @1000(1ea0) M\n"
+                            "7 110 -20 @2000(1ea0) W\n8 210 -20 @2000(1ea0) U\n";
+    auto              out = replay(log);
+    ASSERT_EQ(out.exit_code, 0);
+    EXPECT_EQ(out.records, (std::vector<std::string>{"fault,SELF,100,200,1ea0,1000000,1,1"}));
+    EXPECT_EQ(out.stats["other_process"], 2u);
+
+    auto all = replay(log, {{"ROCPROFILER_KFD_ALL_PROCESSES", "1"}});
+    ASSERT_EQ(all.exit_code, 0);
+    EXPECT_EQ(all.records,
+              sorted({"fault,SELF,100,200,1ea0,1000000,1,1", "fault,20,110,210,1ea0,2000000,0,0"}));
+    EXPECT_EQ(all.stats["other_process"], 0u);
+}
