@@ -4,6 +4,8 @@
 #include <rocprofiler-sdk/rocprofiler.h>
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static void
@@ -58,6 +60,22 @@ main(void)
     say("main is_initialized", init);
     rocprofiler_context_id_t ctx = {0};
     say("main create_context", (int) rocprofiler_create_context(&ctx));
+#endif
+#ifdef APP_FORK
+    /* The child lives while the parent's reader is busy, then exits normally (running the
+     * SDK's exit handler in the child). */
+    {
+        pid_t child = fork();
+        if(child == 0)
+        {
+            usleep(200 * 1000);
+            say("child done", 0);
+            exit(0);
+        }
+        int status = -1;
+        waitpid(child, &status, 0);
+        say("child exit", WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+    }
 #endif
     say("main done", 0);
     return 0;

@@ -9,6 +9,8 @@
 //   E2E_STOP_AFTER=N   stop the context once N records were delivered; report how many
 //                      records were emplaced by then (via flush) as "stopped_with,N"
 //   E2E_POLICY=discard|lossless, E2E_BUFFER_BYTES=N
+//   E2E_CALLBACK=slow|throw|hang  every callback sleeps 50 ms / throws after recording /
+//                                 blocks forever from the second call on
 #include <rocprofiler-sdk/ext/kfd.h>
 #include <rocprofiler-sdk/registration.h>
 #include <rocprofiler-sdk/rocprofiler.h>
@@ -16,11 +18,13 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -45,7 +49,11 @@ rocprofiler_buffer_id_t  raw_buffer{};
 std::atomic<uint64_t>    delivered{0};
 std::atomic<uint64_t>    drops{0};
 std::atomic<bool>        stop_requested{false};
-std::thread*             stopper    = nullptr;
+std::thread*             stopper = nullptr;
+std::atomic<int>         callbacks{0};
+std::atomic<int>         threads_before{0};
+std::atomic<int>         threads_after{0};
+std::string              callback_mode;
 uint64_t                 stop_after = 0;
 
 std::string
@@ -110,20 +118,29 @@ on_records(rocprofiler_context_id_t, rocprofiler_buffer_id_t, rocprofiler_record
            size_t count, void*, uint64_t drop_count)
 {
     drops += drop_count;
-    std::lock_guard<std::mutex> guard{lock_of_lines()};
-    for(size_t i = 0; i < count; ++i)
     {
-        if(headers[i]->kind == ROCPROFILER_BUFFER_TRACING_PAGE_MIGRATION)
+        std::lock_guard<std::mutex> guard{lock_of_lines()};
+        for(size_t i = 0; i < count; ++i)
         {
-            lines().push_back(
-                format(*static_cast<const rocprofiler_buffer_tracing_page_migration_record_t*>(
-                    headers[i]->payload)));
-            delivered += 1;
+            if(headers[i]->kind == ROCPROFILER_BUFFER_TRACING_PAGE_MIGRATION)
+            {
+                lines().push_back(
+                    format(*static_cast<const rocprofiler_buffer_tracing_page_migration_record_t*>(
+                        headers[i]->payload)));
+                delivered += 1;
+            }
+            else if(headers[i]->kind == ROCPROFILER_BUFFER_TRACING_KFD_EVENT)
+                lines().push_back(format_raw(
+                    *static_cast<const rocprofiler_kfd_event_record_t*>(headers[i]->payload)));
         }
-        else if(headers[i]->kind == ROCPROFILER_BUFFER_TRACING_KFD_EVENT)
-            lines().push_back(format_raw(
-                *static_cast<const rocprofiler_kfd_event_record_t*>(headers[i]->payload)));
     }
+    // Misbehave only after recording and outside the tool's own lock (finalize needs it).
+    auto call = ++callbacks;
+    if(callback_mode == "slow") std::this_thread::sleep_for(std::chrono::milliseconds{50});
+    if(callback_mode == "throw") throw std::runtime_error("tool callback failure");
+    if(callback_mode == "hang" && call >= 2)
+        for(;;)
+            std::this_thread::sleep_for(std::chrono::seconds{1});
     if(stop_after > 0 && delivered.load() >= stop_after && !stop_requested.exchange(true))
     {
         // Stop from another thread, as an application would; then report what the buffer
@@ -163,6 +180,17 @@ add_line(std::string line)
 int
 tool_init(rocprofiler_client_finalize_t, void*)
 {
+    callback_mode = getenv("E2E_CALLBACK") ? getenv("E2E_CALLBACK") : "";
+    rocprofiler_at_internal_thread_create(
+        [](rocprofiler_runtime_library_t lib, void*)
+        {
+            if(lib == ROCPROFILER_LIBRARY) ++threads_before;
+        },
+        [](rocprofiler_runtime_library_t lib, void*)
+        {
+            if(lib == ROCPROFILER_LIBRARY) ++threads_after;
+        },
+        ROCPROFILER_LIBRARY, nullptr);
     auto   policy = (getenv("E2E_POLICY") && strcmp(getenv("E2E_POLICY"), "discard") == 0)
                         ? ROCPROFILER_BUFFER_POLICY_DISCARD
                         : ROCPROFILER_BUFFER_POLICY_LOSSLESS;
@@ -211,6 +239,9 @@ tool_fini(void*)
         add_line(text);
     }
     add_line("buffer_drops," + std::to_string(drops.load()));
+    add_line("callbacks," + std::to_string(callbacks.load()));
+    add_line("thread_notifications," + std::to_string(threads_before.load()) + "," +
+             std::to_string(threads_after.load()));
     const char* out = getenv("E2E_OUT");
     FILE*       f   = out ? fopen(out, "w") : stdout;
     if(!f) return;

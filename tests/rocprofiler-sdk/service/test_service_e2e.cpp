@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -26,6 +27,7 @@ namespace
 const std::string emulator = ROCP_TEST_EMULATOR;
 const std::string tool     = ROCP_TEST_E2E_TOOL;
 const std::string app      = ROCP_TEST_APP_PLAIN;
+const std::string fork_app = ROCP_TEST_APP_FORK;
 
 struct scratch_dir
 {
@@ -66,7 +68,8 @@ struct run_output
 };
 
 run_output
-replay(const std::string& log, std::vector<std::pair<std::string, std::string>> env = {})
+replay(const std::string& log, std::vector<std::pair<std::string, std::string>> env = {},
+       const std::string& program = app, std::string* program_output = nullptr)
 {
     scratch_dir dir;
     write_file(dir.file("events.log"), log);
@@ -74,7 +77,8 @@ replay(const std::string& log, std::vector<std::pair<std::string, std::string>> 
     env.emplace_back("KFD_EMULATOR_LOG", dir.file("events.log"));
     env.emplace_back("KFD_EMULATOR_STATS", dir.file("stats.json"));
     env.emplace_back("E2E_OUT", dir.file("out.csv"));
-    auto       result = run_process({app}, env);
+    auto result = run_process({program}, env);
+    if(program_output) *program_output = result.output;
     run_output out;
     out.exit_code      = result.exit_code;
     out.emulator_stats = read_file(dir.file("stats.json"));
@@ -263,4 +267,55 @@ TEST(service_e2e, other_processes_are_filtered_unless_asked)
     EXPECT_EQ(all.records,
               sorted({"fault,SELF,100,200,1ea0,1000000,1,1", "fault,20,110,210,1ea0,2000000,0,0"}));
     EXPECT_EQ(all.stats["other_process"], 0u);
+}
+
+TEST(service_e2e, forked_child_never_touches_the_parents_streams)
+{
+    // The parent keeps tracing through the fork; the child closes its copies of the SMI fds,
+    // delivers nothing and does not finalize the tool (which would overwrite the output).
+    std::string program_output;
+    auto        out = replay(many_faults_log(20000, "lossless"), {}, fork_app, &program_output);
+    ASSERT_EQ(out.exit_code, 0);
+    EXPECT_NE(program_output.find("app: child done=0"), std::string::npos) << program_output;
+    EXPECT_NE(program_output.find("app: child exit=0"), std::string::npos) << program_output;
+    EXPECT_EQ(out.records.size(), 20000u);
+    EXPECT_EQ(out.stats["emitted"], 20000u);
+    EXPECT_EQ(out.stats["never_ended"], 0u);
+}
+
+TEST(service_e2e, internal_threads_are_announced_to_tools)
+{
+    auto out = replay(variants_log);
+    ASSERT_EQ(out.exit_code, 0);
+    // The reader thread and the default callback thread, each announced before and after.
+    EXPECT_EQ(out.values["thread_notifications"], "2,2");
+}
+
+TEST(service_e2e, slow_callback_still_gets_every_record_at_exit)
+{
+    auto out = replay(many_faults_log(5000, "lossless"),
+                      {{"E2E_CALLBACK", "slow"}, {"E2E_BUFFER_BYTES", "16384"}});
+    ASSERT_EQ(out.exit_code, 0);
+    EXPECT_EQ(out.records.size(), 5000u);
+    EXPECT_EQ(out.stats["dropped"], 0u);
+}
+
+TEST(service_e2e, throwing_callback_does_not_harm_the_application)
+{
+    auto out = replay(variants_log, {{"E2E_CALLBACK", "throw"}});
+    EXPECT_EQ(out.exit_code, 0);
+    EXPECT_EQ(out.records, sorted(variants_records)); // recorded before throwing
+}
+
+TEST(service_e2e, stuck_callback_does_not_hang_exit)
+{
+    auto start = std::chrono::steady_clock::now();
+    auto out =
+        replay(many_faults_log(2000, "lossless"), {{"E2E_CALLBACK", "hang"},
+                                                   {"E2E_BUFFER_BYTES", "4096"},
+                                                   {"ROCPROFILER_FINALIZE_TIMEOUT_MS", "500"}});
+    auto took = std::chrono::steady_clock::now() - start;
+    EXPECT_EQ(out.exit_code, 0);
+    EXPECT_EQ(out.values["callbacks"], "2"); // the second one never returned
+    EXPECT_LT(took, std::chrono::seconds{20});
 }
