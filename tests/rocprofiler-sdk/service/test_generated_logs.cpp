@@ -1,0 +1,164 @@
+// MIT License - see LICENSE.
+//
+// The oracle test: for every bundled generated log (every scenario and kernel-format era,
+// 1 to 4 GPUs), a tool built from the contract receives exactly the records in the log's
+// .expect.csv, which the generator computed from its own model of the workload, never by
+// parsing the text it wrote.
+#include "run_process.hpp"
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using test_support::lines_of;
+using test_support::run_process;
+
+namespace
+{
+const std::string emulator = ROCP_TEST_EMULATOR;
+const std::string tool     = ROCP_TEST_E2E_TOOL;
+const std::string app      = ROCP_TEST_APP_PLAIN;
+const std::string logs_dir = ROCP_TEST_LOGS_DIR;
+
+std::string
+read_file(const std::string& path)
+{
+    std::ifstream      in{path, std::ios::binary};
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+std::vector<std::string>
+split_csv(const std::string& line)
+{
+    std::vector<std::string> out;
+    std::string              field;
+    std::stringstream        s{line};
+    while(std::getline(s, field, ','))
+        out.push_back(field);
+    if(!line.empty() && line.back() == ',') out.emplace_back();
+    return out;
+}
+
+std::string
+hex(const std::string& decimal)
+{
+    char text[32];
+    snprintf(text, sizeof(text), "%llx", std::stoull(decimal));
+    return text;
+}
+
+// One row of the generator's .expect.csv in the e2e tool's record format.
+std::string
+to_tool_format(const std::vector<std::string>& f, const std::string& self_pid)
+{
+    // operation,pid,start_ns,end_ns,node_or_from,to,prefetch,preferred,trigger,addr_start,
+    // addr_end,read_fault,migrated,rescheduled
+    const std::string pid  = f[1] == self_pid ? "SELF" : f[1];
+    const std::string head = pid + "," + f[2] + "," + f[3] + ",";
+    if(f[0] == "PAGE_FAULT")
+        return "fault," + head + hex(f[4]) + "," + hex(f[9]) + "," + f[11] + "," + f[12];
+    if(f[0] == "PAGE_MIGRATE")
+        return "migrate," + head + hex(f[9]) + "," + hex(f[10]) + "," + hex(f[4]) + "," +
+               hex(f[5]) + "," + hex(f[6]) + "," + hex(f[7]) + "," + f[8];
+    if(f[0] == "QUEUE_SUSPEND") return "queue," + head + hex(f[4]) + "," + f[8] + "," + f[13];
+    if(f[0] == "UNMAP_FROM_GPU")
+        return "unmap," + head + hex(f[4]) + "," + hex(f[9]) + "," + hex(f[10]) + "," + f[8];
+    return "unexpected-operation," + f[0];
+}
+
+std::string
+self_pid_of(const std::string& log)
+{
+    for(const auto& line : lines_of(log))
+        if(line.rfind("#@ self ", 0) == 0) return line.substr(8);
+    return "";
+}
+
+void
+check_log(const std::string& name)
+{
+    auto log          = read_file(logs_dir + "/" + name + ".log");
+    auto expected_csv = read_file(logs_dir + "/" + name + ".expect.csv");
+    ASSERT_FALSE(log.empty()) << name;
+    ASSERT_FALSE(expected_csv.empty()) << name;
+    auto self = self_pid_of(log);
+    ASSERT_FALSE(self.empty()) << name;
+
+    std::vector<std::string> expected;
+    bool                     header = true;
+    for(const auto& line : lines_of(expected_csv))
+    {
+        if(header || line.empty())
+        {
+            header = false;
+            continue;
+        }
+        auto fields = split_csv(line);
+        ASSERT_EQ(fields.size(), 14u) << line;
+        if(fields[1] != self) continue; // other processes' records reach only superusers
+        expected.push_back(to_tool_format(fields, self));
+    }
+    std::sort(expected.begin(), expected.end());
+    ASSERT_FALSE(expected.empty()) << name;
+
+    char        dir_template[] = "/tmp/rocp-gen-XXXXXX";
+    std::string dir            = mkdtemp(dir_template);
+    {
+        std::ofstream out{dir + "/events.log", std::ios::binary};
+        out << "#@ timestamps keep\n" << log; // compare the log's own timestamps
+    }
+    auto result = run_process({app}, {{"LD_PRELOAD", emulator + ":" + tool},
+                                      {"KFD_EMULATOR_LOG", dir + "/events.log"},
+                                      {"E2E_OUT", dir + "/out.csv"}});
+    auto output = read_file(dir + "/out.csv");
+    std::system(("rm -rf " + dir).c_str());
+    ASSERT_EQ(result.exit_code, 0) << name;
+
+    std::vector<std::string> actual;
+    for(const auto& line : lines_of(output))
+    {
+        auto head = line.substr(0, line.find(','));
+        if(head == "fault" || head == "migrate" || head == "queue" || head == "unmap" ||
+           head.rfind("bad-", 0) == 0)
+            actual.push_back(line);
+        if(head == "stats") EXPECT_NE(line.find("malformed=0,"), std::string::npos) << line;
+    }
+    std::sort(actual.begin(), actual.end());
+    EXPECT_EQ(actual.size(), expected.size()) << name;
+    EXPECT_EQ(actual, expected) << name;
+}
+} // namespace
+
+TEST(generated_logs, streaming_1gpu_6_13)
+{
+    check_log("streaming-1gpu-6.13");
+}
+TEST(generated_logs, thrashing_2gpu_6_12)
+{
+    check_log("thrashing-2gpu-6.12");
+}
+TEST(generated_logs, eviction_2gpu_2026)
+{
+    check_log("eviction-2gpu-2026");
+}
+TEST(generated_logs, mixed_4gpu_6_0)
+{
+    check_log("mixed-4gpu-6.0");
+}
+TEST(generated_logs, prefetch_1gpu_6_13)
+{
+    check_log("prefetch-1gpu-6.13");
+}
+TEST(generated_logs, unmap_2gpu_two_processes)
+{
+    check_log("unmap-2gpu-6.13-two-processes");
+}
