@@ -15,7 +15,8 @@ namespace test_support
 {
 process_result
 run_process(const std::vector<std::string>&                         argv,
-            const std::vector<std::pair<std::string, std::string>>& env, int timeout_seconds)
+            const std::vector<std::pair<std::string, std::string>>& env, int timeout_seconds,
+            bool merge_stderr)
 {
     process_result result;
     int            pipe_fds[2];
@@ -24,6 +25,7 @@ run_process(const std::vector<std::string>&                         argv,
     if(pid == 0)
     {
         dup2(pipe_fds[1], 1);
+        if(merge_stderr) dup2(pipe_fds[1], 2);
         close(pipe_fds[0]);
         close(pipe_fds[1]);
         for(const auto& [key, value] : env)

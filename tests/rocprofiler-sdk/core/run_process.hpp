@@ -19,7 +19,7 @@ struct process_result
 
 process_result run_process(const std::vector<std::string>&                         argv,
                            const std::vector<std::pair<std::string, std::string>>& env,
-                           int timeout_seconds = 60);
+                           int timeout_seconds = 60, bool merge_stderr = false);
 
 // Lines of `text`, without the '\n'.
 std::vector<std::string> lines_of(const std::string& text);

@@ -77,8 +77,8 @@ replay(const std::string& log, std::vector<std::pair<std::string, std::string>> 
     env.emplace_back("KFD_EMULATOR_LOG", dir.file("events.log"));
     env.emplace_back("KFD_EMULATOR_STATS", dir.file("stats.json"));
     env.emplace_back("E2E_OUT", dir.file("out.csv"));
-    auto result = run_process({program}, env);
-    if(program_output) *program_output = result.output;
+    auto result = run_process({program}, env, 60, true);
+    if(program_output) *program_output = result.output; // stdout and stderr
     run_output out;
     out.exit_code      = result.exit_code;
     out.emulator_stats = read_file(dir.file("stats.json"));
@@ -318,4 +318,109 @@ TEST(service_e2e, stuck_callback_does_not_hang_exit)
     EXPECT_EQ(out.exit_code, 0);
     EXPECT_EQ(out.values["callbacks"], "2"); // the second one never returned
     EXPECT_LT(took, std::chrono::seconds{20});
+}
+
+// ---- device error paths and reader faults, through the emulator's fault injection ----
+
+namespace
+{
+std::string
+with_directives(const std::string& directives, const std::string& log = variants_log)
+{
+    return directives + log;
+}
+} // namespace
+
+TEST(service_e2e, no_device_is_not_available_and_says_why)
+{
+    std::string printed;
+    auto        out = replay(with_directives("#@ fault open enoent\n"), {}, app, &printed);
+    ASSERT_EQ(out.exit_code, 0);
+    EXPECT_EQ(out.values["configure"], "36"); // ROCPROFILER_STATUS_ERROR_NOT_AVAILABLE
+    EXPECT_EQ(out.values["start"], "0");      // the context has nothing to start: fine
+    EXPECT_TRUE(out.records.empty());
+    EXPECT_NE(printed.find("/dev/kfd does not exist"), std::string::npos) << printed;
+}
+
+TEST(service_e2e, permission_denied_says_to_join_the_render_group)
+{
+    std::string printed;
+    auto        out = replay(with_directives("#@ fault open eacces\n"), {}, app, &printed);
+    ASSERT_EQ(out.exit_code, 0);
+    EXPECT_EQ(out.values["configure"], "36");
+    EXPECT_NE(printed.find("'render' group"), std::string::npos) << printed;
+}
+
+TEST(service_e2e, old_kernel_is_incompatible)
+{
+    std::string printed;
+    auto        out = replay(with_directives("#@ version 1.9\n"), {}, app, &printed);
+    ASSERT_EQ(out.exit_code, 0);
+    EXPECT_EQ(out.values["configure"], "27"); // ROCPROFILER_STATUS_ERROR_INCOMPATIBLE_KERNEL
+    EXPECT_NE(printed.find("older than 1.10"), std::string::npos) << printed;
+}
+
+TEST(service_e2e, version_ioctl_failure_is_not_available)
+{
+    auto out = replay(with_directives("#@ fault version einval\n"));
+    ASSERT_EQ(out.exit_code, 0);
+    EXPECT_EQ(out.values["configure"], "36");
+}
+
+TEST(service_e2e, failing_gpu_is_skipped_and_the_others_traced)
+{
+    std::string printed;
+    auto        out = replay(with_directives("#@ fault smi 2b4c\n"), {}, app, &printed);
+    ASSERT_EQ(out.exit_code, 0);
+    EXPECT_EQ(out.values["configure"], "0");
+    std::vector<std::string> expected;
+    for(const auto& r : variants_records)
+        if(r.find(",2b4c,") == std::string::npos) expected.push_back(r);
+    EXPECT_EQ(out.records, sorted(expected));
+    EXPECT_NE(printed.find("GPU 11084: cannot open its SMI event stream"), std::string::npos)
+        << printed;
+}
+
+TEST(service_e2e, every_gpu_failing_is_not_available)
+{
+    auto out = replay(with_directives("#@ fault smi 1ea0\n#@ fault smi 2b4c\n"));
+    ASSERT_EQ(out.exit_code, 0);
+    EXPECT_EQ(out.values["configure"], "36");
+}
+
+TEST(service_e2e, interrupted_reads_lose_nothing)
+{
+    auto out = replay(with_directives("#@ fault read eintr every 2\n"));
+    ASSERT_EQ(out.exit_code, 0);
+    EXPECT_EQ(out.records, sorted(variants_records));
+}
+
+TEST(service_e2e, failed_reads_are_survived_and_counted)
+{
+    auto out = replay(with_directives("#@ fault read efault once\n"));
+    ASSERT_EQ(out.exit_code, 0);
+    // What the failed read consumed is gone (as with the kernel); the rest is delivered and
+    // every record delivered is a correct one.
+    auto expected = sorted(variants_records);
+    for(const auto& r : out.records)
+        EXPECT_TRUE(std::binary_search(expected.begin(), expected.end(), r)) << r;
+    EXPECT_LT(out.records.size(), expected.size());
+}
+
+TEST(service_e2e, vanishing_gpu_stops_its_stream_without_spinning)
+{
+    // Line numbers count the directive lines: GPU 2b4c disappears before its queue pairs.
+    std::string printed;
+    auto        start = std::chrono::steady_clock::now();
+    auto        out   = replay(with_directives("#@ fault vanish 2b4c 19 hup\n"), {}, app, &printed);
+    auto        took  = std::chrono::steady_clock::now() - start;
+    ASSERT_EQ(out.exit_code, 0);
+    EXPECT_LT(took, std::chrono::seconds{10});
+    EXPECT_NE(printed.find("event stream was hung up"), std::string::npos) << printed;
+    // Every 1ea0 record arrives; of 2b4c only those completed before it vanished.
+    for(const auto& r : variants_records)
+        if(r.find(",1ea0,") != std::string::npos)
+            EXPECT_TRUE(std::count(out.records.begin(), out.records.end(), r) == 1) << r;
+    EXPECT_EQ(std::count(out.records.begin(), out.records.end(), variants_records[6]), 0);
+    EXPECT_EQ(std::count(out.records.begin(), out.records.end(), variants_records[7]), 0);
 }
