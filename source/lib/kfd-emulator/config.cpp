@@ -1,0 +1,511 @@
+// MIT License - see LICENSE.
+#include "config.hpp"
+
+#include "common/kfd_abi.hpp"
+
+#include <fcntl.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+namespace kfd_emu
+{
+namespace abi = rocprofiler::kfd_abi;
+
+namespace
+{
+struct errno_entry
+{
+    const char* name;
+    int         value;
+};
+
+// The errno values a fault directive may name.
+constexpr errno_entry errno_table[] = {
+    {"eintr", EINTR},   {"efault", EFAULT}, {"einval", EINVAL}, {"eacces", EACCES},
+    {"enoent", ENOENT}, {"eperm", EPERM},   {"enomem", ENOMEM}, {"ebusy", EBUSY},
+    {"enodev", ENODEV}, {"eio", EIO},       {"eagain", EAGAIN}, {"ebadf", EBADF},
+    {"enxio", ENXIO},   {"enotty", ENOTTY},
+};
+
+std::vector<std::string_view>
+split_words(std::string_view text)
+{
+    std::vector<std::string_view> words;
+    size_t                        pos = 0;
+    while(pos < text.size())
+    {
+        while(pos < text.size() && (text[pos] == ' ' || text[pos] == '\t' || text[pos] == '\r'))
+            ++pos;
+        size_t start = pos;
+        while(pos < text.size() && text[pos] != ' ' && text[pos] != '\t' && text[pos] != '\r')
+            ++pos;
+        if(pos > start) words.push_back(text.substr(start, pos - start));
+    }
+    return words;
+}
+
+bool
+parse_u64(std::string_view text, int base, uint64_t& value)
+{
+    if(base == 16 && text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X'))
+        text.remove_prefix(2);
+    if(text.empty() || text.size() > 20) return false;
+    std::string copy(text);
+    char*       end      = nullptr;
+    errno                = 0;
+    unsigned long long v = std::strtoull(copy.c_str(), &end, base);
+    if(errno != 0 || end != copy.c_str() + copy.size() || copy[0] == '-') return false;
+    value = v;
+    return true;
+}
+
+bool
+parse_gpu_id(std::string_view text, uint32_t& gpu_id)
+{
+    uint64_t v = 0;
+    if(!parse_u64(text, 16, v) || v == 0 || v >= abi::node_undefined) return false;
+    gpu_id = static_cast<uint32_t>(v);
+    return true;
+}
+
+void
+warn(config& cfg, uint64_t line_number, std::string_view line, const char* why)
+{
+    cfg.warnings.push_back("line " + std::to_string(line_number) + ": " + why + ": " +
+                           std::string(line));
+}
+
+// One handler per directive keyword; each returns the reason it was rejected, or null.
+using directive_handler = const char* (*)(const std::vector<std::string_view>&, config&);
+
+const char*
+directive_gpu(const std::vector<std::string_view>& w, config& cfg)
+{
+    gpu_spec gpu;
+    if(w.size() < 2 || w.size() > 3 || !parse_gpu_id(w[1], gpu.gpu_id))
+        return "expected: gpu <gpu_id hex> [gfx name]";
+    gpu.name = w.size() == 3 ? std::string(w[2]) : std::string("gfx90a");
+    if(!cfg.gpus_from_directives) cfg.gpus.clear();
+    cfg.gpus_from_directives = true;
+    if(cfg.gpu_index(gpu.gpu_id) >= 0) return "GPU listed twice";
+    if(cfg.gpus.size() >= max_gpus) return "too many GPUs";
+    cfg.gpus.push_back(gpu);
+    return nullptr;
+}
+
+const char*
+directive_fifo(const std::vector<std::string_view>& w, config& cfg)
+{
+    uint64_t bytes = 0;
+    if(w.size() != 2 || !parse_u64(w[1], 10, bytes) || bytes < min_fifo_bytes ||
+       bytes > max_fifo_bytes)
+        return "expected: fifo <bytes> (96 to 1048576)";
+    cfg.fifo_bytes = bytes;
+    return nullptr;
+}
+
+const char*
+directive_version(const std::vector<std::string_view>& w, config& cfg)
+{
+    uint64_t major = 0;
+    uint64_t minor = 0;
+    size_t   dot   = w.size() == 2 ? w[1].find('.') : std::string_view::npos;
+    if(dot == std::string_view::npos || !parse_u64(w[1].substr(0, dot), 10, major) ||
+       !parse_u64(w[1].substr(dot + 1), 10, minor) || major > 0xffffffffull ||
+       minor > 0xffffffffull)
+        return "expected: version <major>.<minor>";
+    cfg.version_major = static_cast<uint32_t>(major);
+    cfg.version_minor = static_cast<uint32_t>(minor);
+    return nullptr;
+}
+
+const char*
+directive_superuser(const std::vector<std::string_view>& w, config& cfg)
+{
+    if(w.size() != 2 || (w[1] != "yes" && w[1] != "no")) return "expected: superuser yes|no";
+    cfg.superuser = w[1] == "yes";
+    return nullptr;
+}
+
+const char*
+directive_all_process(const std::vector<std::string_view>& w, config& cfg)
+{
+    if(w.size() != 2 || (w[1] != "required" && w[1] != "implied"))
+        return "expected: all-process required|implied";
+    cfg.all_process_required = w[1] == "required";
+    return nullptr;
+}
+
+const char*
+directive_self(const std::vector<std::string_view>& w, config& cfg)
+{
+    uint64_t pid = 0;
+    if(w.size() != 2 || !parse_u64(w[1], 10, pid) || pid == 0 || pid > 0x7fffffffull)
+        return "expected: self <pid>";
+    cfg.has_self            = true;
+    cfg.self_from_directive = true;
+    cfg.self_pid            = static_cast<uint32_t>(pid);
+    return nullptr;
+}
+
+const char*
+directive_timestamps(const std::vector<std::string_view>& w, config& cfg)
+{
+    if(w.size() != 2 || (w[1] != "keep" && w[1] != "rebase"))
+        return "expected: timestamps keep|rebase";
+    cfg.rebase = w[1] == "rebase";
+    return nullptr;
+}
+
+const char*
+directive_pace(const std::vector<std::string_view>& w, config& cfg)
+{
+    if(w.size() == 2 && w[1] == "lossless")
+        cfg.pace = pace_kind::lossless;
+    else if(w.size() == 2 && w[1] == "realtime")
+        cfg.pace = pace_kind::realtime;
+    else if(w.size() == 2 && w[1] == "max")
+        cfg.pace = pace_kind::max;
+    else if(w.size() == 3 && w[1] == "rate")
+    {
+        std::string copy(w[2]);
+        char*       end  = nullptr;
+        double      rate = std::strtod(copy.c_str(), &end);
+        if(end != copy.c_str() + copy.size() || !(rate > 0) || rate > 1e9)
+            return "expected: pace rate <events per second>";
+        cfg.pace = pace_kind::rate;
+        cfg.rate = rate;
+    }
+    else
+        return "expected: pace lossless|realtime|max|rate <events per second>";
+    return nullptr;
+}
+
+const char*
+directive_route(const std::vector<std::string_view>& w, config&)
+{
+    uint32_t gpu_id = 0;
+    if(w.size() != 2 || !parse_gpu_id(w[1], gpu_id)) return "expected: route <gpu_id hex>";
+    return nullptr; // positional: applied by classify_line
+}
+
+const char*
+fault_open(const std::vector<std::string_view>& w, config& cfg)
+{
+    int error = w.size() == 3 ? errno_from_name(w[2]) : 0;
+    if(error != ENOENT && error != EACCES) return "expected: fault open enoent|eacces";
+    cfg.open_error = error;
+    return nullptr;
+}
+
+const char*
+fault_version(const std::vector<std::string_view>& w, config& cfg)
+{
+    int error = w.size() == 3 ? errno_from_name(w[2]) : 0;
+    if(error == 0) return "expected: fault version <errno name>";
+    cfg.version_error = error;
+    return nullptr;
+}
+
+const char*
+fault_smi(const std::vector<std::string_view>& w, config& cfg)
+{
+    smi_fault fault;
+    fault.error = w.size() == 4 ? errno_from_name(w[3]) : EINVAL;
+    if(w.size() < 3 || w.size() > 4 || !parse_gpu_id(w[2], fault.gpu_id) || fault.error == 0)
+        return "expected: fault smi <gpu_id hex> [errno name]";
+    cfg.smi_faults.push_back(fault);
+    return nullptr;
+}
+
+const char*
+fault_read(const std::vector<std::string_view>& w, config& cfg)
+{
+    read_fault rule;
+    rule.error = w.size() >= 4 ? errno_from_name(w[2]) : 0;
+    if(rule.error != EINTR && rule.error != EFAULT)
+        return "expected: fault read eintr|efault once|every <N>";
+    if(w.size() == 4 && w[3] == "once")
+        rule.once = true;
+    else if(!(w.size() == 5 && w[3] == "every" && parse_u64(w[4], 10, rule.every) &&
+              rule.every > 0))
+        return "expected: fault read eintr|efault once|every <N>";
+    cfg.read_fault_rule = rule;
+    return nullptr;
+}
+
+const char*
+fault_vanish(const std::vector<std::string_view>& w, config& cfg)
+{
+    vanish_fault fault;
+    if(w.size() < 4 || w.size() > 5 || !parse_gpu_id(w[2], fault.gpu_id) ||
+       !parse_u64(w[3], 10, fault.line) || fault.line == 0)
+        return "expected: fault vanish <gpu_id hex> <line> [hup|err]";
+    if(w.size() == 5 && w[4] != "hup" && w[4] != "err")
+        return "expected: fault vanish <gpu_id hex> <line> [hup|err]";
+    fault.pollerr = w.size() == 5 && w[4] == "err";
+    cfg.vanish_faults.push_back(fault);
+    return nullptr;
+}
+
+const char*
+directive_fault(const std::vector<std::string_view>& w, config& cfg)
+{
+    if(w.size() < 2) return "expected: fault open|version|smi|read|vanish ...";
+    if(w[1] == "open") return fault_open(w, cfg);
+    if(w[1] == "version") return fault_version(w, cfg);
+    if(w[1] == "smi") return fault_smi(w, cfg);
+    if(w[1] == "read") return fault_read(w, cfg);
+    if(w[1] == "vanish") return fault_vanish(w, cfg);
+    return "unknown fault";
+}
+
+struct directive_entry
+{
+    const char*       keyword;
+    directive_handler handler;
+};
+
+constexpr directive_entry directive_table[] = {
+    {"gpu", directive_gpu},
+    {"fifo", directive_fifo},
+    {"version", directive_version},
+    {"superuser", directive_superuser},
+    {"all-process", directive_all_process},
+    {"self", directive_self},
+    {"timestamps", directive_timestamps},
+    {"pace", directive_pace},
+    {"route", directive_route},
+    {"fault", directive_fault},
+};
+
+bool
+is_directive(std::string_view line)
+{
+    return line.size() >= 2 && line[0] == '#' && line[1] == '@';
+}
+
+bool
+is_blank(std::string_view line)
+{
+    return line.find_first_not_of(" \t\r") == std::string_view::npos;
+}
+
+// The scan's first pass: directives, and the defaults that depend on the events.
+struct first_pass
+{
+    std::vector<uint32_t> nodes; // distinct GPU node ids seen, for the default GPU list
+    bool                  has_profiler_pid = false;
+    uint32_t              profiler_pid     = 0;
+};
+
+void
+note_event(const parsed_event& ev, config& cfg, first_pass& seen)
+{
+    if(!cfg.has_first_ns && ev.has_ns)
+    {
+        cfg.has_first_ns = true;
+        cfg.first_ns     = ev.ns;
+    }
+    if(!seen.has_profiler_pid && is_profiler_event(ev.id))
+    {
+        seen.has_profiler_pid = true;
+        seen.profiler_pid     = ev.text_pid;
+    }
+    for(size_t i = 0; i < ev.node_count; ++i)
+    {
+        uint32_t node = ev.nodes[i];
+        if(node == 0 || node == abi::node_undefined) continue;
+        if(std::find(seen.nodes.begin(), seen.nodes.end(), node) != seen.nodes.end()) continue;
+        if(seen.nodes.size() < max_gpus) seen.nodes.push_back(node);
+    }
+}
+
+template <typename Fn>
+bool
+for_each_line(const std::string& path, const file_io& io, std::string& error, Fn&& fn)
+{
+    int fd = io.open_fn(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if(fd < 0)
+    {
+        error = "cannot open the log " + path + ": " + std::strerror(errno);
+        return false;
+    }
+    line_reader reader(fd, io.read_fn);
+    std::string line;
+    bool        too_long = false;
+    uint64_t    number   = 0;
+    while(reader.next(line, too_long))
+        fn(++number, std::string_view(line), too_long);
+    io.close_fn(fd);
+    if(reader.failed())
+    {
+        error = "error reading the log " + path;
+        return false;
+    }
+    return true;
+}
+} // namespace
+
+long
+config::gpu_index(uint32_t gpu_id) const
+{
+    for(size_t i = 0; i < gpus.size(); ++i)
+        if(gpus[i].gpu_id == gpu_id) return static_cast<long>(i);
+    return -1;
+}
+
+int
+config::smi_error(uint32_t gpu_id) const
+{
+    for(const auto& fault : smi_faults)
+        if(fault.gpu_id == gpu_id) return fault.error;
+    return 0;
+}
+
+const char*
+pace_name(pace_kind pace)
+{
+    switch(pace)
+    {
+    case pace_kind::lossless:
+        return "lossless";
+    case pace_kind::realtime:
+        return "realtime";
+    case pace_kind::max:
+        return "max";
+    case pace_kind::rate:
+        return "rate";
+    }
+    return "?";
+}
+
+int
+errno_from_name(std::string_view name)
+{
+    for(const auto& entry : errno_table)
+    {
+        std::string_view known(entry.name);
+        if(known.size() != name.size()) continue;
+        bool same = true;
+        for(size_t i = 0; i < name.size() && same; ++i)
+            same = known[i] == (name[i] >= 'A' && name[i] <= 'Z' ? name[i] - 'A' + 'a' : name[i]);
+        if(same) return entry.value;
+    }
+    return 0;
+}
+
+const char*
+errno_name(int error)
+{
+    for(const auto& entry : errno_table)
+        if(entry.value == error) return entry.name;
+    return "unknown";
+}
+
+void
+apply_directive(std::string_view line, uint64_t line_number, config& cfg)
+{
+    auto words = split_words(line.substr(2));
+    if(words.empty())
+    {
+        warn(cfg, line_number, line, "empty directive");
+        return;
+    }
+    for(const auto& entry : directive_table)
+    {
+        if(words[0] != entry.keyword) continue;
+        if(const char* why = entry.handler(words, cfg)) warn(cfg, line_number, line, why);
+        return;
+    }
+    warn(cfg, line_number, line, "unknown directive");
+}
+
+classified_line
+classify_line(std::string_view line, bool too_long, const config& cfg, route_state& route)
+{
+    classified_line out;
+    if(is_blank(line)) return out;
+    if(is_directive(line))
+    {
+        out.kind   = line_kind::directive;
+        auto words = split_words(line.substr(2));
+        if(words.size() == 2 && words[0] == "route")
+        {
+            uint32_t gpu_id = 0;
+            route.gpu_index = parse_gpu_id(words[1], gpu_id) ? cfg.gpu_index(gpu_id) : -1;
+        }
+        return out;
+    }
+    if(line[0] == '#') return out;
+
+    out.kind = line_kind::unroutable;
+    if(too_long || !parse_event(line, out.event)) return out;
+    out.gpu = out.event.has_route_node ? cfg.gpu_index(out.event.route_node) : route.gpu_index;
+    if(out.gpu >= 0 && out.gpu < static_cast<long>(cfg.gpus.size())) out.kind = line_kind::event;
+    return out;
+}
+
+bool
+load_config(const std::string& path, const file_io& io, config& cfg, std::string& error)
+{
+    cfg          = config{};
+    cfg.log_path = path;
+
+    first_pass seen;
+    bool       ok = for_each_line(path, io, error,
+                                  [&](uint64_t n, std::string_view line, bool)
+                                  {
+                                cfg.line_count = n;
+                                if(is_directive(line))
+                                    apply_directive(line, n, cfg);
+                                else if(!is_blank(line) && line[0] != '#')
+                                {
+                                    parsed_event ev;
+                                    if(parse_event(line, ev)) note_event(ev, cfg, seen);
+                                }
+                            });
+    if(!ok) return false;
+
+    if(!cfg.gpus_from_directives)
+    {
+        // Without `#@ gpu`: the GPUs the log names, in ascending gpu_id order.
+        std::sort(seen.nodes.begin(), seen.nodes.end());
+        for(uint32_t node : seen.nodes)
+            cfg.gpus.push_back(gpu_spec{node, "gfx90a"});
+    }
+    if(!cfg.has_self && seen.has_profiler_pid)
+    {
+        cfg.has_self = true;
+        cfg.self_pid = seen.profiler_pid;
+    }
+    for(const auto& fault : cfg.vanish_faults)
+        if(cfg.gpu_index(fault.gpu_id) < 0)
+            cfg.warnings.push_back("fault vanish names a GPU that is not emulated");
+    for(const auto& fault : cfg.smi_faults)
+        if(cfg.gpu_index(fault.gpu_id) < 0)
+            cfg.warnings.push_back("fault smi names a GPU that is not emulated");
+
+    // Second pass, with the final GPU list: how many lines each GPU gets.
+    cfg.lines_per_gpu.assign(cfg.gpus.size(), 0);
+    route_state route;
+    return for_each_line(path, io, error,
+                         [&](uint64_t, std::string_view line, bool too_long)
+                         {
+                             classified_line c = classify_line(line, too_long, cfg, route);
+                             if(c.kind == line_kind::event)
+                             {
+                                 ++cfg.event_lines;
+                                 ++cfg.lines_per_gpu[static_cast<size_t>(c.gpu)];
+                             }
+                             else if(c.kind == line_kind::unroutable)
+                             {
+                                 ++cfg.event_lines;
+                                 ++cfg.unroutable;
+                             }
+                         });
+}
+} // namespace kfd_emu

@@ -1,0 +1,320 @@
+// MIT License - see LICENSE.
+#include "line_format.hpp"
+
+#include "common/kfd_abi.hpp"
+
+namespace kfd_emu
+{
+namespace abi = rocprofiler::kfd_abi;
+
+namespace
+{
+// A cursor over a line: each take_* consumes a field or fails without side effects on out.
+struct cursor
+{
+    std::string_view text;
+    size_t           pos = 0;
+
+    bool at_end() const { return pos >= text.size(); }
+
+    bool take_char(char c)
+    {
+        if(pos < text.size() && text[pos] == c)
+        {
+            ++pos;
+            return true;
+        }
+        return false;
+    }
+
+    bool take_hex(uint64_t& value, span* where = nullptr)
+    {
+        size_t   start = pos;
+        uint64_t v     = 0;
+        while(pos < text.size())
+        {
+            char c     = text[pos];
+            int  digit = -1;
+            if(c >= '0' && c <= '9') digit = c - '0';
+            if(c >= 'a' && c <= 'f') digit = c - 'a' + 10;
+            if(c >= 'A' && c <= 'F') digit = c - 'A' + 10;
+            if(digit < 0) break;
+            if(pos - start >= 16) return false; // more than 64 bits
+            v = (v << 4) | static_cast<uint64_t>(digit);
+            ++pos;
+        }
+        if(pos == start) return false;
+        value = v;
+        if(where) *where = span{start, pos - start};
+        return true;
+    }
+
+    bool take_dec(uint64_t& value, span* where = nullptr)
+    {
+        size_t   start = pos;
+        uint64_t v     = 0;
+        while(pos < text.size() && text[pos] >= '0' && text[pos] <= '9')
+        {
+            if(pos - start >= 19) return false; // keep within int64
+            v = v * 10 + static_cast<uint64_t>(text[pos] - '0');
+            ++pos;
+        }
+        if(pos == start) return false;
+        value = v;
+        if(where) *where = span{start, pos - start};
+        return true;
+    }
+
+    bool take_u32_hex(uint32_t& value)
+    {
+        uint64_t v = 0;
+        if(!take_hex(v) || v > 0xffffffffull) return false;
+        value = static_cast<uint32_t>(v);
+        return true;
+    }
+};
+
+void
+add_node(parsed_event& ev, uint32_t node)
+{
+    if(ev.node_count < sizeof(ev.nodes) / sizeof(ev.nodes[0])) ev.nodes[ev.node_count++] = node;
+}
+
+// "<ns> -<pid>" at the start of every profiler body.
+bool
+take_ns_pid(cursor& c, parsed_event& ev)
+{
+    uint64_t ns  = 0;
+    uint64_t pid = 0;
+    if(!c.take_dec(ns, &ev.ns_span) || !c.take_char(' ') || !c.take_char('-') ||
+       !c.take_dec(pid, &ev.pid_span) || pid > 0xffffffffull)
+        return false;
+    ev.has_ns   = true;
+    ev.ns       = static_cast<int64_t>(ns);
+    ev.pid_kind = pid_style::decimal;
+    ev.text_pid = static_cast<uint32_t>(pid);
+    return true;
+}
+
+// "@<page hex>(<hex>)": the hex in parentheses is npages or (faults) the node.
+bool
+take_page_paren(cursor& c, uint64_t& inside)
+{
+    uint64_t page = 0;
+    return c.take_char('@') && c.take_hex(page) && c.take_char('(') && c.take_hex(inside) &&
+           c.take_char(')');
+}
+
+bool
+parse_migrate(cursor& c, parsed_event& ev)
+{
+    uint64_t npages = 0;
+    uint32_t from   = 0;
+    uint32_t to     = 0;
+    if(!take_ns_pid(c, ev) || !c.take_char(' ') || !take_page_paren(c, npages) ||
+       !c.take_char(' ') || !c.take_u32_hex(from) || !c.take_char('-') || !c.take_char('>') ||
+       !c.take_u32_hex(to))
+        return false;
+    add_node(ev, from);
+    add_node(ev, to);
+    // The GPU doing the migration: the destination, or the source when moving to RAM.
+    ev.has_route_node = true;
+    ev.route_node     = (to != 0) ? to : from;
+    if(ev.id == abi::event_migrate_start)
+    {
+        // Prefetch and preferred locations name nodes too (optional for routing).
+        uint32_t prefetch  = 0;
+        uint32_t preferred = 0;
+        if(c.take_char(' ') && c.take_u32_hex(prefetch) && c.take_char(':') &&
+           c.take_u32_hex(preferred))
+        {
+            add_node(ev, prefetch);
+            add_node(ev, preferred);
+        }
+    }
+    return true;
+}
+
+bool
+parse_fault(cursor& c, parsed_event& ev)
+{
+    uint64_t node = 0;
+    if(!take_ns_pid(c, ev) || !c.take_char(' ') || !take_page_paren(c, node) ||
+       node > 0xffffffffull)
+        return false;
+    ev.has_route_node = true;
+    ev.route_node     = static_cast<uint32_t>(node);
+    add_node(ev, ev.route_node);
+    return true;
+}
+
+bool
+parse_queue(cursor& c, parsed_event& ev)
+{
+    uint32_t node = 0;
+    if(!take_ns_pid(c, ev) || !c.take_char(' ') || !c.take_u32_hex(node)) return false;
+    ev.has_route_node = true;
+    ev.route_node     = node;
+    add_node(ev, node);
+    return true;
+}
+
+bool
+parse_unmap(cursor& c, parsed_event& ev)
+{
+    uint64_t npages = 0;
+    uint32_t node   = 0;
+    if(!take_ns_pid(c, ev) || !c.take_char(' ') || !take_page_paren(c, npages) ||
+       !c.take_char(' ') || !c.take_u32_hex(node))
+        return false;
+    ev.has_route_node = true;
+    ev.route_node     = node;
+    add_node(ev, node);
+    return true;
+}
+
+// VMFAULT "<pid hex>:<task>", PROCESS_START/END "<pid hex> <task>".
+void
+parse_hex_pid(cursor& c, parsed_event& ev, char separator)
+{
+    uint64_t pid   = 0;
+    span     where = {};
+    if(c.take_hex(pid, &where) && pid <= 0xffffffffull && (c.at_end() || c.take_char(separator)))
+    {
+        ev.pid_kind = pid_style::hex;
+        ev.text_pid = static_cast<uint32_t>(pid);
+        ev.pid_span = where;
+    }
+}
+
+void
+append_dec(std::string& out, int64_t v)
+{
+    out += std::to_string(v);
+}
+
+void
+append_hex(std::string& out, uint32_t v)
+{
+    static const char digits[] = "0123456789abcdef";
+    char              buf[8];
+    int               n = 0;
+    do
+    {
+        buf[n++] = digits[v & 0xf];
+        v >>= 4;
+    } while(v != 0);
+    while(n > 0)
+        out += buf[--n];
+}
+} // namespace
+
+bool
+is_profiler_event(uint32_t id)
+{
+    return id >= abi::event_migrate_start && id <= abi::event_unmap_from_gpu;
+}
+
+bool
+parse_event(std::string_view line, parsed_event& out)
+{
+    parsed_event ev;
+    cursor       c{line, 0};
+    uint64_t     id = 0;
+    if(!c.take_hex(id) || !c.take_char(' ')) return false;
+    // Ids 1-63 can be enabled by a mask bit; 0 and 64 (ALL_PROCESS) are not events.
+    if(id == 0 || id >= abi::event_all_process) return false;
+    ev.id = static_cast<uint32_t>(id);
+
+    bool ok = true;
+    switch(ev.id)
+    {
+    case abi::event_migrate_start:
+    case abi::event_migrate_end:
+        ok = parse_migrate(c, ev);
+        break;
+    case abi::event_page_fault_start:
+    case abi::event_page_fault_end:
+        ok = parse_fault(c, ev);
+        break;
+    case abi::event_queue_eviction:
+    case abi::event_queue_restore:
+        ok = parse_queue(c, ev);
+        break;
+    case abi::event_unmap_from_gpu:
+        ok = parse_unmap(c, ev);
+        break;
+    case abi::event_vmfault:
+        parse_hex_pid(c, ev, ':');
+        break;
+    case abi::event_process_start:
+    case abi::event_process_end:
+        parse_hex_pid(c, ev, ' ');
+        break;
+    case abi::event_thermal_throttle:
+    case abi::event_gpu_pre_reset:
+    case abi::event_gpu_post_reset:
+        break;
+    default:
+    {
+        // Unknown ids (14 and later): take "<ns> -<pid>" when the line has that shape.
+        cursor       probe = c;
+        parsed_event shaped;
+        if(take_ns_pid(probe, shaped))
+        {
+            ev.has_ns   = true;
+            ev.ns       = shaped.ns;
+            ev.ns_span  = shaped.ns_span;
+            ev.pid_kind = pid_style::decimal;
+            ev.text_pid = shaped.text_pid;
+            ev.pid_span = shaped.pid_span;
+        }
+        break;
+    }
+    }
+    if(!ok) return false;
+    out = ev;
+    return true;
+}
+
+uint32_t
+delivery_pid(const parsed_event& ev, uint32_t text_pid_after_rewrite)
+{
+    // The kernel passes pid 0 for these although VMFAULT and PROCESS_* print one.
+    return ev.pid_kind == pid_style::decimal ? text_pid_after_rewrite : 0;
+}
+
+std::string
+rewrite_line(std::string_view line, const parsed_event& ev, const rewrite_rule& rule,
+             uint32_t& out_pid)
+{
+    out_pid = ev.text_pid;
+    bool new_pid =
+        rule.rewrite_pid && ev.pid_kind != pid_style::none && ev.text_pid == rule.from_pid;
+    if(new_pid) out_pid = rule.to_pid;
+    bool new_ns = ev.has_ns && rule.ns_offset != 0;
+
+    std::string out;
+    out.reserve(line.size() + 16);
+    size_t pos = 0;
+    // ns comes before the pid in every shape that has both.
+    if(new_ns)
+    {
+        out.append(line.substr(pos, ev.ns_span.pos - pos));
+        append_dec(out, ev.ns + rule.ns_offset);
+        pos = ev.ns_span.pos + ev.ns_span.len;
+    }
+    if(new_pid)
+    {
+        out.append(line.substr(pos, ev.pid_span.pos - pos));
+        if(ev.pid_kind == pid_style::hex)
+            append_hex(out, out_pid);
+        else
+            append_dec(out, out_pid);
+        pos = ev.pid_span.pos + ev.pid_span.len;
+    }
+    out.append(line.substr(pos));
+    out += '\n';
+    return out;
+}
+} // namespace kfd_emu

@@ -1,0 +1,73 @@
+// MIT License - see LICENSE.
+//
+// The KFD SMI message text, as far as the emulator needs it: which event a log line is, whose
+// it is (pid), when (ns), and which GPU's clients get it. Everything else in a line is kept
+// byte for byte, so a captured log replays exactly as the kernel wrote it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace kfd_emu
+{
+// A run of bytes inside a line.
+struct span
+{
+    size_t pos = 0;
+    size_t len = 0;
+};
+
+enum class pid_style
+{
+    none,    // no pid in the text (thermal, resets)
+    decimal, // "-<pid>" of the profiler events (and id 14 by shape)
+    hex,     // "<pid hex>" at the start of VMFAULT, PROCESS_START/END
+};
+
+struct parsed_event
+{
+    uint32_t id = 0;
+
+    bool    has_ns = false;
+    int64_t ns     = 0;
+    span    ns_span;
+
+    pid_style pid_kind = pid_style::none;
+    uint32_t  text_pid = 0; // the pid as written in the line
+    span      pid_span;
+
+    // The GPU the kernel would deliver this event on, when the text says (ids 5-11).
+    bool     has_route_node = false;
+    uint32_t route_node     = 0;
+
+    // Every node id the line mentions (for the default GPU list).
+    uint32_t nodes[4]   = {};
+    size_t   node_count = 0;
+};
+
+// Parses one log line (without its '\n'). Returns false when the id is missing or invalid, or
+// when an event of ids 5-11 lacks the fields that route it.
+bool parse_event(std::string_view line, parsed_event& out);
+
+// True for the profiler events (ids 5-11) and id 14 in its "<ns> -<pid> ..." shape.
+bool is_profiler_event(uint32_t id);
+
+// The pid the kernel delivers by: 0 (everyone) for VMFAULT, thermal, resets and process
+// start/end even though some carry a pid in their text.
+uint32_t delivery_pid(const parsed_event& ev, uint32_t text_pid_after_rewrite);
+
+struct rewrite_rule
+{
+    bool     rewrite_pid = false;
+    uint32_t from_pid    = 0; // the log's "self" pid
+    uint32_t to_pid      = 0; // the real pid of the traced process
+    int64_t  ns_offset   = 0; // added to every timestamp (0 = keep)
+};
+
+// Returns the line with the pid and timestamp rewritten and '\n' appended; every other byte
+// is unchanged. out_pid receives the text pid after rewriting.
+std::string rewrite_line(std::string_view line, const parsed_event& ev, const rewrite_rule& rule,
+                         uint32_t& out_pid);
+} // namespace kfd_emu

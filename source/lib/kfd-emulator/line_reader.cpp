@@ -1,0 +1,63 @@
+// MIT License - see LICENSE.
+#include "line_reader.hpp"
+
+#include <cerrno>
+#include <cstring>
+
+namespace kfd_emu
+{
+line_reader::line_reader(int fd, read_function read_fn)
+    : fd_(fd), read_(read_fn), buffer_(64 * 1024)
+{
+}
+
+bool
+line_reader::fill()
+{
+    if(eof_) return false;
+    if(begin_ > 0)
+    {
+        std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
+        end_ -= begin_;
+        begin_ = 0;
+    }
+    while(true)
+    {
+        ssize_t n = read_(fd_, buffer_.data() + end_, buffer_.size() - end_);
+        if(n < 0 && errno == EINTR) continue;
+        if(n < 0) failed_ = true;
+        if(n <= 0)
+        {
+            eof_ = true;
+            return false;
+        }
+        end_ += static_cast<size_t>(n);
+        return true;
+    }
+}
+
+bool
+line_reader::next(std::string& line, bool& too_long)
+{
+    line.clear();
+    too_long = false;
+    while(true)
+    {
+        const char* start = buffer_.data() + begin_;
+        const void* nl    = std::memchr(start, '\n', end_ - begin_);
+        size_t      take =
+            nl ? static_cast<size_t>(static_cast<const char*>(nl) - start) : end_ - begin_;
+        size_t room = line.size() < max_line ? max_line - line.size() : 0;
+        if(take > room) too_long = true;
+        line.append(start, take < room ? take : room);
+        begin_ += take;
+        if(nl)
+        {
+            ++begin_; // the '\n'
+            return true;
+        }
+        begin_ = end_ = 0;
+        if(!fill()) return !line.empty() || too_long; // a last line without '\n'
+    }
+}
+} // namespace kfd_emu

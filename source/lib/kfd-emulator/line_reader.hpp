@@ -1,0 +1,41 @@
+// MIT License - see LICENSE.
+//
+// Streams a file line by line through a given read function (the real libc read() inside the
+// preloaded library), so the log is never held in memory. Lines may contain NUL bytes (the
+// 6.12 QUEUE_RESTORE format); a line longer than max_line is cut and flagged.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace kfd_emu
+{
+using read_function = ssize_t (*)(int, void*, size_t);
+
+class line_reader
+{
+public:
+    static constexpr size_t max_line = 4096;
+
+    line_reader(int fd, read_function read_fn);
+
+    // Fills line (without '\n'); returns false at end of file or on a read error.
+    // too_long is set when the line was longer than max_line (the rest is skipped).
+    bool next(std::string& line, bool& too_long);
+    bool failed() const { return failed_; }
+
+private:
+    bool fill();
+
+    int               fd_;
+    read_function     read_;
+    std::vector<char> buffer_;
+    size_t            begin_  = 0;
+    size_t            end_    = 0;
+    bool              eof_    = false;
+    bool              failed_ = false;
+};
+} // namespace kfd_emu

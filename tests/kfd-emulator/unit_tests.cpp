@@ -1,0 +1,353 @@
+// MIT License - see LICENSE.
+//
+// Unit tests of the emulator's parts that need no interposition: the FIFO, the message
+// parser and rewriter, the directives and the scan of a log.
+#include "byte_fifo.hpp"
+#include "config.hpp"
+#include "line_format.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+using namespace kfd_emu;
+
+namespace
+{
+// --- byte_fifo ---------------------------------------------------------------------------
+
+TEST(ByteFifo, QueuesWholeMessagesOnly)
+{
+    byte_fifo fifo(10);
+    EXPECT_TRUE(fifo.push_whole("abcdef", 6));
+    EXPECT_FALSE(fifo.push_whole("ghijk", 5)); // 4 bytes left: nothing of it goes in
+    EXPECT_EQ(fifo.size(), 6u);
+    EXPECT_TRUE(fifo.push_whole("ghij", 4)); // exactly full
+    EXPECT_EQ(fifo.available(), 0u);
+}
+
+TEST(ByteFifo, PopsPartiallyAndWrapsAround)
+{
+    byte_fifo fifo(8);
+    ASSERT_TRUE(fifo.push_whole("012345", 6));
+    char out[8] = {};
+    EXPECT_EQ(fifo.pop(out, 4), 4u);
+    EXPECT_EQ(std::string(out, 4), "0123");
+    ASSERT_TRUE(fifo.push_whole("abcdef", 6)); // wraps past the end of the ring
+    EXPECT_EQ(fifo.pop(out, 100), 8u);
+    EXPECT_EQ(std::string(out, 8), "45abcdef");
+    EXPECT_TRUE(fifo.empty());
+}
+
+TEST(ByteFifo, CountsNewlinesOfTheFirstBytes)
+{
+    byte_fifo fifo(32);
+    ASSERT_TRUE(fifo.push_whole("a\nbb\nccc\n", 9));
+    EXPECT_EQ(fifo.count_newlines(2), 1u);
+    EXPECT_EQ(fifo.count_newlines(4), 1u);
+    EXPECT_EQ(fifo.count_newlines(9), 3u);
+    EXPECT_EQ(fifo.pop(nullptr, 5), 5u); // discard
+    EXPECT_EQ(fifo.size(), 4u);
+}
+
+// --- parse_event -------------------------------------------------------------------------
+
+parsed_event
+parse(const std::string& line)
+{
+    parsed_event ev;
+    EXPECT_TRUE(parse_event(line, ev)) << line;
+    return ev;
+}
+
+TEST(ParseEvent, MigrateRoutesToDestinationGpu)
+{
+    auto ev = parse("5 14601738586508 -152990 @7f0f15200(2c02) 0->1ea0 1ea0:0 1");
+    EXPECT_EQ(ev.id, 5u);
+    EXPECT_TRUE(ev.has_ns);
+    EXPECT_EQ(ev.ns, 14601738586508);
+    EXPECT_EQ(ev.text_pid, 152990u);
+    EXPECT_EQ(ev.pid_kind, pid_style::decimal);
+    ASSERT_TRUE(ev.has_route_node);
+    EXPECT_EQ(ev.route_node, 0x1ea0u);
+    ASSERT_EQ(ev.node_count, 4u); // from, to, prefetch, preferred
+    EXPECT_EQ(ev.nodes[2], 0x1ea0u);
+}
+
+TEST(ParseEvent, MigrateToSystemMemoryRoutesToSourceGpu)
+{
+    auto end_old = parse("6 15202910515905 -152990 @7f0f15200(2c02) 1ea0->0 2");
+    EXPECT_EQ(end_old.route_node, 0x1ea0u);
+    auto end_new = parse("6 15202910515905 -152990 @7f0f15200(2c02) fc7d->0 2 0");
+    EXPECT_EQ(end_new.route_node, 0xfc7du);
+}
+
+TEST(ParseEvent, FaultQueueAndUnmapRouteByTheirNode)
+{
+    EXPECT_EQ(parse("7 40507688414784 -156893 @7fa608127(ad5c) R").route_node, 0xad5cu);
+    EXPECT_EQ(parse("8 40507688999999 -156893 @7fa608127(ad5c) M").route_node, 0xad5cu);
+    EXPECT_EQ(parse("9 38086928279363 -125752 1ea0 1").route_node, 0x1ea0u);
+    EXPECT_EQ(parse("a 40082605896929 -148516 fc7d R").route_node, 0xfc7du);
+    EXPECT_EQ(parse("b 15203214457186 -152990 @7f93ac200(200) 1ea0 2").route_node, 0x1ea0u);
+}
+
+TEST(ParseEvent, AcceptsEveryQueueRestoreVariant)
+{
+    std::string nul_restore = std::string("a 400 -7 fc7d ") + '\0';
+    for(const std::string& line : {std::string("a 400 -7 fc7d"), std::string("a 400 -7 fc7d R"),
+                                   nul_restore, std::string("a 400 -7 fc7d 0")})
+    {
+        auto ev = parse(line);
+        EXPECT_EQ(ev.route_node, 0xfc7du) << line;
+        EXPECT_EQ(ev.text_pid, 7u);
+    }
+}
+
+TEST(ParseEvent, PidInHexAndDeliveredToEveryone)
+{
+    auto vmfault = parse("1 2a3f:python3");
+    EXPECT_EQ(vmfault.pid_kind, pid_style::hex);
+    EXPECT_EQ(vmfault.text_pid, 0x2a3fu);
+    EXPECT_FALSE(vmfault.has_route_node);
+    EXPECT_EQ(delivery_pid(vmfault, vmfault.text_pid), 0u);
+
+    auto start = parse("c 2a3f python3");
+    EXPECT_EQ(start.pid_kind, pid_style::hex);
+    EXPECT_EQ(start.text_pid, 0x2a3fu);
+    EXPECT_EQ(delivery_pid(start, start.text_pid), 0u);
+
+    auto thermal = parse("2 1:4");
+    EXPECT_EQ(thermal.pid_kind, pid_style::none);
+    EXPECT_EQ(delivery_pid(thermal, 0), 0u);
+}
+
+TEST(ParseEvent, UnknownIdTakesNsAndPidByShape)
+{
+    auto dropped = parse("e 123456 -77 15");
+    EXPECT_EQ(dropped.id, 14u);
+    EXPECT_TRUE(dropped.has_ns);
+    EXPECT_EQ(dropped.ns, 123456);
+    EXPECT_EQ(dropped.text_pid, 77u);
+    EXPECT_EQ(delivery_pid(dropped, 77), 77u);
+    EXPECT_FALSE(dropped.has_route_node);
+
+    auto other = parse("1f something else");
+    EXPECT_EQ(other.id, 31u);
+    EXPECT_FALSE(other.has_ns);
+}
+
+TEST(ParseEvent, RejectsLinesItCannotRoute)
+{
+    parsed_event ev;
+    for(const char* line : {"", "5", "zz 1 -2", "0 1 -2 3", "40 1 -2", "5 100 -7 @7f(2) 0-1ea0",
+                            "7 100 -7 @7f R", "9 100 7 1ea0 1", "b 100 -7 @7f(200)", "5 x -7"})
+        EXPECT_FALSE(parse_event(line, ev)) << line;
+}
+
+// --- rewrite_line ------------------------------------------------------------------------
+
+TEST(RewriteLine, ReplacesSelfPidAndShiftsTimeKeepingEveryOtherByte)
+{
+    std::string  line = std::string("a 1000 -42 fc7d ") + '\0';
+    parsed_event ev   = parse(line);
+    rewrite_rule rule{true, 42, 31337, 500};
+    uint32_t     pid = 0;
+    std::string  out = rewrite_line(line, ev, rule, pid);
+    EXPECT_EQ(out, std::string("a 1500 -31337 fc7d ") + '\0' + "\n");
+    EXPECT_EQ(pid, 31337u);
+}
+
+TEST(RewriteLine, LeavesOtherPidsAndKeepsTimeWithZeroOffset)
+{
+    std::string  line = "7 40507688414784 -156893 @7fa608127(ad5c) R";
+    parsed_event ev   = parse(line);
+    uint32_t     pid  = 0;
+    EXPECT_EQ(rewrite_line(line, ev, rewrite_rule{true, 42, 31337, 0}, pid), line + "\n");
+    EXPECT_EQ(pid, 156893u);
+}
+
+TEST(RewriteLine, RewritesHexPidOfVmFault)
+{
+    std::string  line = "1 2a:python3";
+    parsed_event ev   = parse(line);
+    uint32_t     pid  = 0;
+    EXPECT_EQ(rewrite_line(line, ev, rewrite_rule{true, 42, 255, 99}, pid), "1 ff:python3\n");
+}
+
+// --- directives --------------------------------------------------------------------------
+
+config
+directives(std::initializer_list<const char*> lines)
+{
+    config   cfg;
+    uint64_t n = 0;
+    for(const char* line : lines)
+        apply_directive(line, ++n, cfg);
+    return cfg;
+}
+
+TEST(Directives, ParseEveryDocumentedSpelling)
+{
+    config cfg = directives({"#@ gpu 1ea0 gfx942", "#@ gpu 0xfc7d", "#@ fifo 1024",
+                             "#@ version 1.9", "#@ superuser yes", "#@ all-process required",
+                             "#@ self 4242", "#@ timestamps keep", "#@ pace rate 250"});
+    EXPECT_TRUE(cfg.warnings.empty()) << cfg.warnings.front();
+    ASSERT_EQ(cfg.gpus.size(), 2u);
+    EXPECT_EQ(cfg.gpus[0].gpu_id, 0x1ea0u);
+    EXPECT_EQ(cfg.gpus[0].name, "gfx942");
+    EXPECT_EQ(cfg.gpus[1].name, "gfx90a");
+    EXPECT_EQ(cfg.fifo_bytes, 1024u);
+    EXPECT_EQ(cfg.version_major, 1u);
+    EXPECT_EQ(cfg.version_minor, 9u);
+    EXPECT_TRUE(cfg.superuser);
+    EXPECT_TRUE(cfg.all_process_required);
+    EXPECT_TRUE(cfg.has_self);
+    EXPECT_EQ(cfg.self_pid, 4242u);
+    EXPECT_FALSE(cfg.rebase);
+    EXPECT_EQ(cfg.pace, pace_kind::rate);
+    EXPECT_DOUBLE_EQ(cfg.rate, 250.0);
+}
+
+TEST(Directives, ParseFaultInjection)
+{
+    config cfg = directives({"#@ fault open eacces", "#@ fault version enomem", "#@ fault smi 1ea0",
+                             "#@ fault smi fc7d eperm", "#@ fault read efault every 3",
+                             "#@ fault vanish 1ea0 12 err"});
+    EXPECT_TRUE(cfg.warnings.empty()) << cfg.warnings.front();
+    EXPECT_EQ(cfg.open_error, EACCES);
+    EXPECT_EQ(cfg.version_error, ENOMEM);
+    EXPECT_EQ(cfg.smi_error(0x1ea0), EINVAL);
+    EXPECT_EQ(cfg.smi_error(0xfc7d), EPERM);
+    EXPECT_EQ(cfg.smi_error(0x1234), 0);
+    EXPECT_EQ(cfg.read_fault_rule.error, EFAULT);
+    EXPECT_EQ(cfg.read_fault_rule.every, 3u);
+    EXPECT_FALSE(cfg.read_fault_rule.once);
+    ASSERT_EQ(cfg.vanish_faults.size(), 1u);
+    EXPECT_EQ(cfg.vanish_faults[0].line, 12u);
+    EXPECT_TRUE(cfg.vanish_faults[0].pollerr);
+
+    config once = directives({"#@ fault read eintr once"});
+    EXPECT_EQ(once.read_fault_rule.error, EINTR);
+    EXPECT_TRUE(once.read_fault_rule.once);
+}
+
+TEST(Directives, InvalidOnesWarnAndChangeNothing)
+{
+    config cfg =
+        directives({"#@ fifo 12", "#@ version 1", "#@ superuser maybe", "#@ pace slow", "#@ gpu 0",
+                    "#@ gpu ffffffff", "#@ self -3", "#@ frobnicate", "#@ fault read eintr twice",
+                    "#@ fault open eperm", "#@ fault vanish 1ea0 0", "#@ timestamps"});
+    EXPECT_EQ(cfg.warnings.size(), 12u);
+    config defaults;
+    EXPECT_EQ(cfg.fifo_bytes, defaults.fifo_bytes);
+    EXPECT_EQ(cfg.version_minor, defaults.version_minor);
+    EXPECT_EQ(cfg.pace, pace_kind::lossless);
+    EXPECT_TRUE(cfg.gpus.empty());
+    EXPECT_EQ(cfg.read_fault_rule.error, 0);
+    EXPECT_EQ(cfg.open_error, 0);
+    EXPECT_TRUE(cfg.rebase);
+}
+
+// --- load_config (the scan of a log) -----------------------------------------------------
+
+class LogScan : public ::testing::Test
+{
+protected:
+    void SetUp() override
+    {
+        char templ[] = "/tmp/kfd-emulator-unit-XXXXXX";
+        int  fd      = mkstemp(templ);
+        ASSERT_GE(fd, 0);
+        ::close(fd);
+        path_ = templ;
+    }
+    void TearDown() override { unlink(path_.c_str()); }
+
+    config load(const std::string& text)
+    {
+        std::ofstream(path_, std::ios::binary) << text;
+        config      cfg;
+        std::string error;
+        file_io     io{::open, ::read, ::close};
+        EXPECT_TRUE(load_config(path_, io, cfg, error)) << error;
+        return cfg;
+    }
+
+    std::string path_;
+};
+
+TEST_F(LogScan, DefaultsComeFromTheEvents)
+{
+    config cfg = load("# a comment\n"
+                      "\n"
+                      "1 2a:python3\n"
+                      "9 5000 -77 fc7d 2\n"
+                      "5 6000 -88 @7f0(10) 0->1ea0 ffffffff:ffffffff 1\n"
+                      "7 7000 -88 @7f0(1ea0) R\n"
+                      "zz not an event\n"
+                      "7 8000 -88 @7f0(abcd) R\n");
+    // GPUs: every node id named, ascending; self: the first profiler event's pid.
+    ASSERT_EQ(cfg.gpus.size(), 3u);
+    EXPECT_EQ(cfg.gpus[0].gpu_id, 0x1ea0u);
+    EXPECT_EQ(cfg.gpus[1].gpu_id, 0xabcdu);
+    EXPECT_EQ(cfg.gpus[2].gpu_id, 0xfc7du);
+    EXPECT_TRUE(cfg.has_self);
+    EXPECT_EQ(cfg.self_pid, 77u);
+    EXPECT_TRUE(cfg.has_first_ns);
+    EXPECT_EQ(cfg.first_ns, 5000);
+    EXPECT_EQ(cfg.line_count, 8u);
+    EXPECT_EQ(cfg.event_lines, 6u);
+    EXPECT_EQ(cfg.unroutable, 1u); // "zz"
+    // The vmfault has no node: it goes to the first GPU.
+    EXPECT_EQ(cfg.lines_per_gpu, (std::vector<uint64_t>{3, 1, 1}));
+}
+
+TEST_F(LogScan, GpuDirectivesAndRouteDecideWhereLinesGo)
+{
+    config cfg = load("#@ gpu fc7d\n"
+                      "#@ gpu 1ea0 gfx942\n"
+                      "1 2a:a\n"
+                      "#@ route 1ea0\n"
+                      "2 1:1\n"
+                      "3 1 reason\n"
+                      "9 5000 -77 abcd 2\n"
+                      "#@ route 4444\n"
+                      "4 1 reason\n");
+    ASSERT_EQ(cfg.gpus.size(), 2u);
+    EXPECT_EQ(cfg.gpus[0].gpu_id, 0xfc7du);
+    EXPECT_EQ(cfg.lines_per_gpu, (std::vector<uint64_t>{1, 2}));
+    // abcd is not emulated and 4444 routes nowhere.
+    EXPECT_EQ(cfg.unroutable, 2u);
+    EXPECT_EQ(cfg.event_lines, 5u);
+}
+
+TEST_F(LogScan, SelfDirectiveWinsOverTheFirstEvent)
+{
+    config cfg = load("9 5000 -77 fc7d 2\n#@ self 99\n");
+    EXPECT_EQ(cfg.self_pid, 99u);
+    EXPECT_TRUE(cfg.self_from_directive);
+}
+
+TEST(LoadConfig, MissingLogIsAnError)
+{
+    config      cfg;
+    std::string error;
+    file_io     io{::open, ::read, ::close};
+    EXPECT_FALSE(load_config("/nonexistent/kfd.log", io, cfg, error));
+    EXPECT_NE(error.find("cannot open"), std::string::npos);
+}
+
+TEST(ErrnoNames, RoundTrip)
+{
+    EXPECT_EQ(errno_from_name("EINTR"), EINTR);
+    EXPECT_EQ(errno_from_name("efault"), EFAULT);
+    EXPECT_EQ(errno_from_name("nope"), 0);
+    EXPECT_STREQ(errno_name(EACCES), "eacces");
+}
+} // namespace
