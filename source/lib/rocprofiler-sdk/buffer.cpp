@@ -46,6 +46,8 @@ struct record_buffer
     std::atomic<uint64_t>           thread_id{callback_thread::default_thread};
 
     std::mutex              mutex;
+    std::mutex              delivering; // one delivery at a time, so batches stay in order
+    bool                    warned_throw = false;
     std::condition_variable delivered_cv;
     std::vector<std::byte>  pending;              // records waiting for delivery
     std::vector<std::byte>  spare;                // storage reused for the next batch
@@ -91,19 +93,20 @@ lossless_cap(size_t size)
 
 // Asks the buffer's callback thread for a delivery unless one is pending. Called without
 // the buffer's lock held.
-void
+// False when the buffer's callback thread is not running (not started yet, failed to start,
+// or stopped at exit): the caller may then deliver itself, off the producer's thread.
+bool
 request_delivery(record_buffer* b)
 {
     {
         std::lock_guard<std::mutex> lock{b->mutex};
-        if(b->scheduled) return;
+        if(b->scheduled) return true;
         b->scheduled = true;
     }
-    if(!callback_thread::schedule(b->thread_id.load(), b->id))
-    {
-        std::lock_guard<std::mutex> lock{b->mutex};
-        b->scheduled = false;
-    }
+    if(callback_thread::schedule(b->thread_id.load(), b->id)) return true;
+    std::lock_guard<std::mutex> lock{b->mutex};
+    b->scheduled = false;
+    return false;
 }
 } // namespace
 
@@ -204,10 +207,29 @@ emplace(uint64_t buffer_id, uint32_t category, uint32_t kind, const void* record
                 ++b->drops_unreported;
             }
         }
-        want_delivery = !b->scheduled && (b->pending_bytes >= b->watermark || !stored);
+        // Deliver at the watermark, and also as soon as the next record of this size would
+        // not fit (a watermark close to the size must not cause drops).
+        want_delivery = !b->scheduled && (b->pending_bytes >= b->watermark ||
+                                          b->pending_bytes + size > b->cap || !stored);
     }
     if(want_delivery) request_delivery(b);
     return stored;
+}
+
+void
+request_pending_deliveries() noexcept
+{
+    for(size_t i = 0; i < count(); ++i)
+    {
+        auto* b = table()[i].load();
+        if(b == nullptr) continue;
+        bool pending = false;
+        {
+            std::lock_guard<std::mutex> lock{b->mutex};
+            pending = b->pending_count > 0 || b->drops_unreported > 0;
+        }
+        if(pending) request_delivery(b);
+    }
 }
 
 void
@@ -215,6 +237,7 @@ deliver(uint64_t buffer_id) noexcept
 {
     auto* b = find(buffer_id);
     if(b == nullptr) return;
+    std::lock_guard<std::mutex> one_at_a_time{b->delivering};
 
     std::vector<std::byte> batch;
     uint64_t               count = 0;
@@ -260,8 +283,11 @@ deliver(uint64_t buffer_id) noexcept
         }
         catch(...)
         {
-            ROCP_WARNING << "buffer " << b->id
-                         << ": the tool's callback threw an exception; its records are lost";
+            if(!b->warned_throw)
+                ROCP_WARNING << "buffer " << b->id
+                             << ": the tool's callback threw an exception; the records it was "
+                                "given are lost (logged once)";
+            b->warned_throw = true;
         }
     }
 
@@ -288,26 +314,30 @@ flush(uint64_t buffer_id, std::chrono::milliseconds timeout)
         target = b->emplaced;
         if(b->delivered >= target && b->drops_unreported == 0) return ROCPROFILER_STATUS_SUCCESS;
     }
-    request_delivery(b);
+    // No running callback thread (never started, failed, or stopped at exit): deliver here.
+    // flush is never called by the producer, so callbacks still never run on its thread.
+    if(!request_delivery(b)) deliver(buffer_id);
 
+    auto                         deadline = (timeout == std::chrono::milliseconds::max())
+                                                ? std::chrono::steady_clock::time_point::max()
+                                                : std::chrono::steady_clock::now() + timeout;
     std::unique_lock<std::mutex> lock{b->mutex};
     auto                         done = [&] { return b->delivered >= target || b->closed; };
-    if(timeout == std::chrono::milliseconds::max())
+    while(!done())
     {
-        // Wait in slices so that a delivery that could not be scheduled is retried.
-        while(!b->delivered_cv.wait_for(lock, std::chrono::milliseconds{200}, done))
+        auto slice =
+            std::min(deadline, std::chrono::steady_clock::now() + std::chrono::milliseconds{200});
+        if(b->delivered_cv.wait_until(lock, slice, done)) break;
+        if(std::chrono::steady_clock::now() >= deadline) return ROCPROFILER_STATUS_ERROR;
+        // A delivery that could not be scheduled (callback thread gone) is retried.
+        if(!b->scheduled)
         {
-            if(!b->scheduled)
-            {
-                lock.unlock();
-                request_delivery(b);
-                lock.lock();
-            }
+            lock.unlock();
+            if(!request_delivery(b)) deliver(buffer_id);
+            lock.lock();
         }
-        return ROCPROFILER_STATUS_SUCCESS;
     }
-    return b->delivered_cv.wait_for(lock, timeout, done) ? ROCPROFILER_STATUS_SUCCESS
-                                                         : ROCPROFILER_STATUS_ERROR;
+    return ROCPROFILER_STATUS_SUCCESS;
 }
 
 rocprofiler_status_t
@@ -324,6 +354,8 @@ destroy(uint64_t buffer_id)
     std::lock_guard<std::mutex> lock{b->mutex};
     if(b->destroyed) return ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND;
     b->destroyed = true;
+    b->dropped +=
+        b->pending_count; // emplaced between the flush and now: counted, not lost silently
     std::vector<std::byte>{}.swap(b->pending);
     std::vector<std::byte>{}.swap(b->spare);
     b->pending_bytes = 0;
@@ -357,18 +389,25 @@ count() noexcept
     return buffer_count.load();
 }
 
+namespace
+{
+size_t locked_for_fork = 0; // buffers whose mutex the fork prepare handler holds
+} // namespace
+
 void
 lock_all_for_fork() noexcept
 {
-    for(size_t i = 0; i < count(); ++i)
+    locked_for_fork = count();
+    for(size_t i = 0; i < locked_for_fork; ++i)
         if(auto* b = table()[i].load()) b->mutex.lock();
 }
 
 void
 unlock_all_after_fork() noexcept
 {
-    for(size_t i = 0; i < count(); ++i)
+    for(size_t i = 0; i < locked_for_fork; ++i)
         if(auto* b = table()[i].load()) b->mutex.unlock();
+    locked_for_fork = 0;
 }
 
 void

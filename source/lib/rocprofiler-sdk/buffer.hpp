@@ -39,7 +39,8 @@ bool emplace(uint64_t buffer_id, uint32_t category, uint32_t kind, const void* r
              size_t size) noexcept;
 
 // Returns once every record emplaced before the call was delivered, or the timeout passed
-// (then ROCPROFILER_STATUS_ERROR). BUFFER_BUSY when called from the buffer's callback thread.
+// (then ROCPROFILER_STATUS_ERROR). BUFFER_BUSY when called on the buffer's callback thread
+// (from any callback that thread runs: waiting there would wait for itself).
 rocprofiler_status_t flush(uint64_t                  buffer_id,
                            std::chrono::milliseconds timeout = std::chrono::milliseconds::max());
 
@@ -48,6 +49,9 @@ rocprofiler_status_t destroy(uint64_t buffer_id);
 
 // After the owning tool's finalize: no callback will run for this buffer again.
 void close(uint64_t buffer_id) noexcept;
+
+// Asks for the delivery of every buffer holding records (once callback threads started).
+void request_pending_deliveries() noexcept;
 
 // Called by the callback thread: hands everything pending to the tool's callback.
 void deliver(uint64_t buffer_id) noexcept;

@@ -111,6 +111,12 @@ configure(uint64_t context_id, rocprofiler_buffer_tracing_kind_t kind,
     if(operations == nullptr && operations_count > 0)
         return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
     if(!buffer::exists(buffer_id)) return ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND;
+    // Records are delivered with the buffer's context: a buffer of another context (maybe
+    // another tool's) would receive records that are not its own.
+    if(buffer::owner_context(buffer_id) != context_id)
+        return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    // The reader reads a context's configuration without locks once it may be active.
+    if(ctx->active.load()) return ROCPROFILER_STATUS_ERROR_CONTEXT_ERROR;
 
     uint64_t mask = 0;
     for(size_t i = 0; i < operations_count; ++i)

@@ -26,14 +26,14 @@ struct worker
     std::deque<uint64_t>         queue; // buffer ids; each buffer is queued at most once
     bool                         stopping = false;
     bool                         running  = false; // OS thread started and not finished
-    bool                         busy     = false; // inside a delivery
+    bool                         failed   = false; // the OS thread could not be started
     std::thread::id              os_id    = {};
     std::unique_ptr<std::thread> thread;
     char                         name[16] = {};
 };
 
 // Fixed table: workers are never freed while the process runs (the OS thread may outlive
-// a timed-out stop, so its object must stay valid).
+// a timed-out stop, so its object must stay valid). Slot 0 is the default thread.
 std::array<std::atomic<worker*>, max_threads>&
 table()
 {
@@ -41,8 +41,10 @@ table()
     return *t;
 }
 
-std::atomic<size_t> created_count{1}; // slot 0 is the default thread
-std::mutex          create_mutex;
+std::atomic<size_t>     created_count{1};
+std::mutex              create_mutex;
+std::atomic<void (*)()> after_delivery{nullptr};
+thread_local bool       this_is_a_callback_thread = false;
 
 worker*
 get(uint64_t id)
@@ -52,24 +54,22 @@ get(uint64_t id)
 }
 
 worker*
-get_or_make_default()
+make_worker(size_t index)
 {
-    auto* w = get(default_thread);
-    if(w != nullptr) return w;
-    std::lock_guard<std::mutex> lock{create_mutex};
-    w = get(default_thread);
-    if(w == nullptr)
-    {
-        w = new worker{};
+    auto* w = new worker{};
+    if(index == default_thread)
         std::snprintf(w->name, sizeof(w->name), "rocprof-cb");
-        table()[default_thread].store(w, std::memory_order_release);
-    }
+    else
+        std::snprintf(w->name, sizeof(w->name), "rocprof-cb-%u",
+                      static_cast<unsigned>(index % 1000));
+    table()[index].store(w, std::memory_order_release);
     return w;
 }
 
 void
 run(worker* w)
 {
+    this_is_a_callback_thread = true;
     std::unique_lock<std::mutex> lock{w->mutex};
     w->os_id = std::this_thread::get_id();
     for(;;)
@@ -82,27 +82,26 @@ run(worker* w)
         }
         auto buffer_id = w->queue.front();
         w->queue.pop_front();
-        w->busy = true;
         lock.unlock();
         buffer::deliver(buffer_id);
+        if(auto hook = after_delivery.load()) hook();
         lock.lock();
-        w->busy = false;
         if(w->queue.empty()) w->idle.notify_all();
     }
     w->running = false;
     w->idle.notify_all();
 }
 
-// Starts the OS thread if needed; called with w->mutex held.
-bool
-ensure_running(worker* w)
+void
+start(worker* w)
 {
-    if(w->running) return true;
-    if(w->stopping) return false;
+    std::lock_guard<std::mutex> lock{w->mutex};
+    if(w->running || w->failed || w->stopping) return;
     w->thread = internal_threading::start_thread(w->name, [w] { run(w); });
-    if(!w->thread) return false;
-    w->running = true;
-    return true;
+    if(w->thread)
+        w->running = true;
+    else
+        w->failed = true; // logged once by start_thread; deliveries then happen on flush
 }
 } // namespace
 
@@ -112,12 +111,34 @@ create(uint64_t* thread_id)
     std::lock_guard<std::mutex> lock{create_mutex};
     auto                        index = created_count.load();
     if(index >= max_threads) return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
-    auto* w = new worker{};
-    std::snprintf(w->name, sizeof(w->name), "rocprof-cb-%zu", index);
-    table()[index].store(w, std::memory_order_release);
+    make_worker(index);
     created_count.store(index + 1);
     *thread_id = index;
     return ROCPROFILER_STATUS_SUCCESS;
+}
+
+void
+start_all() noexcept
+{
+    try
+    {
+        {
+            std::lock_guard<std::mutex> lock{create_mutex};
+            if(get(default_thread) == nullptr) make_worker(default_thread);
+        }
+        for(size_t i = 0; i < max_threads; ++i)
+            if(auto* w = get(i)) start(w);
+    }
+    catch(...)
+    {
+        ROCP_ERROR << "cannot start the callback threads";
+    }
+}
+
+void
+set_after_delivery_hook(void (*hook)()) noexcept
+{
+    after_delivery.store(hook);
 }
 
 bool
@@ -139,10 +160,10 @@ schedule(uint64_t thread_id, uint64_t buffer_id) noexcept
 {
     try
     {
-        auto* w = (thread_id == default_thread) ? get_or_make_default() : get(thread_id);
+        auto* w = get(thread_id);
         if(w == nullptr) return false;
         std::lock_guard<std::mutex> lock{w->mutex};
-        if(!ensure_running(w)) return false;
+        if(!w->running || w->stopping) return false;
         w->queue.push_back(buffer_id);
         w->wake.notify_one();
         return true;
@@ -157,9 +178,15 @@ bool
 is_current(uint64_t thread_id) noexcept
 {
     auto* w = get(thread_id);
-    if(w == nullptr) return false;
+    if(w == nullptr || !this_is_a_callback_thread) return false;
     std::lock_guard<std::mutex> lock{w->mutex};
     return w->running && w->os_id == std::this_thread::get_id();
+}
+
+bool
+on_any_callback_thread() noexcept
+{
+    return this_is_a_callback_thread;
 }
 
 void
@@ -177,10 +204,10 @@ stop_all(std::chrono::milliseconds timeout) noexcept
         auto thr  = std::move(w->thread);
         lock.unlock();
         if(!thr) continue;
-        if(done)
-        {
+        if(thr->get_id() == std::this_thread::get_id())
+            thr->detach(); // exit() called from a callback: this thread cannot join itself
+        else if(done)
             thr->join();
-        }
         else
         {
             ROCP_WARNING << "callback thread " << w->name
@@ -190,6 +217,12 @@ stop_all(std::chrono::milliseconds timeout) noexcept
     }
 }
 
+namespace
+{
+// Mutexes locked by the fork prepare handler, so that exactly those are unlocked after.
+std::array<worker*, max_threads> locked_for_fork{};
+} // namespace
+
 void
 forget_after_fork() noexcept
 {
@@ -198,10 +231,10 @@ forget_after_fork() noexcept
         auto* w = get(i);
         if(w == nullptr) continue;
         // The OS thread does not exist in the child: leak its std::thread object (joining or
-        // detaching it would act on the parent's thread id), and start afresh if needed.
+        // detaching it would act on the parent's thread id). The child delivers nothing.
         (void)w->thread.release();
-        w->running = false;
-        w->busy    = false;
+        w->running  = false;
+        w->stopping = true;
         w->queue.clear();
     }
 }
@@ -210,13 +243,19 @@ void
 lock_all_for_fork() noexcept
 {
     for(size_t i = 0; i < max_threads; ++i)
-        if(auto* w = get(i)) w->mutex.lock();
+    {
+        locked_for_fork[i] = get(i);
+        if(locked_for_fork[i]) locked_for_fork[i]->mutex.lock();
+    }
 }
 
 void
 unlock_all_after_fork() noexcept
 {
     for(size_t i = 0; i < max_threads; ++i)
-        if(auto* w = get(i)) w->mutex.unlock();
+    {
+        if(locked_for_fork[i]) locked_for_fork[i]->mutex.unlock();
+        locked_for_fork[i] = nullptr;
+    }
 }
 } // namespace rocprofiler::callback_thread

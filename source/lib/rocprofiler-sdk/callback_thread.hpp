@@ -2,7 +2,7 @@
 //
 // Callback threads run buffer callbacks, never on the thread that produced the records.
 // Each has a queue of buffers to deliver; a buffer is served by exactly one thread, so its
-// records reach the tool in emplacement order. Thread 0 is the default, started lazily.
+// records reach the tool in emplacement order. Thread 0 is the default one.
 #pragma once
 
 #include <rocprofiler-sdk/fwd.h>
@@ -15,19 +15,32 @@ namespace rocprofiler::callback_thread
 inline constexpr uint64_t default_thread = 0;
 inline constexpr size_t   max_threads    = 64;
 
-// Reserves a new callback thread (its OS thread starts at the first delivery).
+// Reserves a new callback thread; its OS thread starts in start_all().
 rocprofiler_status_t create(uint64_t* thread_id);
+
+// Starts the OS thread of every callback thread not yet started (the default one included).
+// Called on the initializing thread at the end of initialization, so that the tools'
+// thread-creation notifications never run on the KFD reader thread. Idempotent.
+void start_all() noexcept;
+
+// Runs after every delivery on a callback thread, outside any tool callback (used for
+// finalizations a tool asked for from inside its own callback).
+void set_after_delivery_hook(void (*hook)()) noexcept;
 
 // Makes `buffer_id` deliver on `thread_id`.
 rocprofiler_status_t assign(uint64_t buffer_id, uint64_t thread_id);
 
 bool exists(uint64_t thread_id);
 
-// Queues a delivery of `buffer_id` on `thread_id`. False if the thread cannot run.
+// Queues a delivery of `buffer_id` on `thread_id`. False if that thread is not running (not
+// started, failed to start, or stopped): it never starts a thread itself.
 bool schedule(uint64_t thread_id, uint64_t buffer_id) noexcept;
 
 // True when called from callback thread `thread_id`.
 bool is_current(uint64_t thread_id) noexcept;
+
+// True when called from any callback thread.
+bool on_any_callback_thread() noexcept;
 
 // Stops every thread after its queue is empty. A thread still inside a tool callback after
 // `timeout` is abandoned (detached) so that exit never hangs.

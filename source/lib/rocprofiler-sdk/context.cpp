@@ -74,6 +74,11 @@ at(size_t index) noexcept
 rocprofiler_status_t
 start(uint64_t context_id)
 {
+    // A forked child does not trace (see README) and must not take locks another thread of
+    // the parent may have held at fork time.
+    if(registration::in_forked_child())
+        return find(context_id) ? ROCPROFILER_STATUS_ERROR_NOT_AVAILABLE
+                                : ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
     std::lock_guard<std::mutex> lock{state_mutex()};
     auto*                       ctx = find(context_id);
     if(ctx == nullptr) return ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
@@ -95,6 +100,13 @@ start(uint64_t context_id)
 rocprofiler_status_t
 stop(uint64_t context_id)
 {
+    if(registration::in_forked_child())
+    {
+        auto* ctx = find(context_id);
+        if(ctx == nullptr) return ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
+        ctx->active.store(false); // already inactive in the child
+        return ROCPROFILER_STATUS_SUCCESS;
+    }
     std::lock_guard<std::mutex> lock{state_mutex()};
     auto*                       ctx = find(context_id);
     if(ctx == nullptr) return ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;

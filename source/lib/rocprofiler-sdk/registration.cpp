@@ -38,12 +38,14 @@ struct client
     void*                         tool_data  = nullptr;
     bool                          active     = false; // configured and initialized
     std::atomic<bool>             finalized{false};
+    std::atomic<bool>             finalize_requested{false}; // asked from its own callback
 };
 
 std::atomic<int>      current{static_cast<int>(phase::uninitialized)};
 std::atomic<uint32_t> configuring{UINT32_MAX};
 std::atomic<bool>     forked_child{false};
 std::atomic<pid_t>    initialized_pid{0};
+std::atomic<bool>     deferred_finalizations{false};
 
 std::recursive_mutex&
 life_mutex()
@@ -134,18 +136,30 @@ find_listed_tools(std::vector<candidate>& out)
 }
 
 int
-visit_loaded_object(struct dl_phdr_info* info, size_t, void* data)
+collect_loaded_object(struct dl_phdr_info* info, size_t, void* data)
 {
-    auto*       out  = static_cast<std::vector<candidate>*>(data);
-    const char* name = info->dlpi_name;
-    void* handle     = (name == nullptr || *name == '\0') ? dlopen(nullptr, RTLD_LAZY | RTLD_NOLOAD)
-                                                          : dlopen(name, RTLD_LAZY | RTLD_NOLOAD);
-    if(handle == nullptr) return 0;
-    auto fn =
-        reinterpret_cast<rocprofiler_configure_func_t>(dlsym(handle, "rocprofiler_configure"));
-    add_candidate(*out, fn, (name && *name) ? name : "the application");
-    dlclose(handle);
+    // Only collect names here: calling dlopen/dlsym inside dl_iterate_phdr's callback would
+    // take the loader's locks in the opposite order of a concurrent dlopen.
+    auto* names = static_cast<std::vector<std::string>*>(data);
+    names->emplace_back(info->dlpi_name ? info->dlpi_name : "");
     return 0;
+}
+
+void
+find_loaded_tools(std::vector<candidate>& out)
+{
+    std::vector<std::string> names;
+    dl_iterate_phdr(collect_loaded_object, &names);
+    for(const auto& name : names)
+    {
+        void* handle = name.empty() ? dlopen(nullptr, RTLD_LAZY | RTLD_NOLOAD)
+                                    : dlopen(name.c_str(), RTLD_LAZY | RTLD_NOLOAD);
+        if(handle == nullptr) continue;
+        auto fn =
+            reinterpret_cast<rocprofiler_configure_func_t>(dlsym(handle, "rocprofiler_configure"));
+        add_candidate(out, fn, name.empty() ? "the application" : name);
+        dlclose(handle);
+    }
 }
 
 std::vector<candidate>
@@ -155,7 +169,7 @@ discover_tools()
     for(auto fn : forced_configures())
         add_candidate(out, fn, "rocprofiler_force_configure");
     find_listed_tools(out);
-    dl_iterate_phdr(visit_loaded_object, &out);
+    find_loaded_tools(out);
     return out;
 }
 
@@ -223,25 +237,48 @@ initialize_tool(client& c)
         context::stop_all(c.id);
         c.active = false;
         c.finalized.store(true);
+        for(size_t i = 1; i <= buffer::count(); ++i)
+            if(auto* ctx = context::find(buffer::owner_context(i)); ctx && ctx->client == c.id)
+                buffer::close(i); // a withdrawn tool is never called back
     }
 }
 
+// How long finalization waits for one buffer's callbacks: ROCPROFILER_FINALIZE_TIMEOUT_MS
+// (0 to one hour), default 10 s.
+std::chrono::milliseconds
+finalize_timeout()
+{
+    constexpr uint64_t max_ms = 3600 * 1000;
+    uint64_t           ms     = 10000;
+    if(const char* env = std::getenv("ROCPROFILER_FINALIZE_TIMEOUT_MS"); env && *env)
+    {
+        char* end   = nullptr;
+        auto  value = std::strtoull(env, &end, 10);
+        if(end && *end == '\0') ms = std::min<uint64_t>(value, max_ms);
+    }
+    return std::chrono::milliseconds{ms};
+}
+
 // Delivers what the client's buffers hold, then calls its finalize once. Records in flight
-// for a slow callback are waited for, up to a bound, so exit never hangs.
+// for a slow callback are waited for, up to a bound, so exit never hangs. `at_exit`: the
+// event sources were already drained by the caller.
 void
-finish_client(client& c, bool stop_contexts)
+finish_client(client& c, bool at_exit)
 {
     if(c.finalized.exchange(true)) return;
-    if(stop_contexts) context::stop_all(c.id);
-    auto timeout = std::chrono::milliseconds{10000};
-    if(const char* env = std::getenv("ROCPROFILER_FINALIZE_TIMEOUT_MS"); env && *env)
-        timeout = std::chrono::milliseconds{std::strtoull(env, nullptr, 10)};
+    // Events the kernel queued before this point still belong to the tool's contexts.
+    if(!at_exit) kfd::service::drain_now();
+    context::stop_all(c.id);
+    auto timeout = finalize_timeout();
     for(size_t i = 1; i <= buffer::count(); ++i)
     {
-        auto  owner = buffer::owner_context(i);
-        auto* ctx   = context::find(owner);
+        auto* ctx = context::find(buffer::owner_context(i));
         if(ctx == nullptr || ctx->client != c.id) continue;
-        if(buffer::flush(i, timeout) == ROCPROFILER_STATUS_ERROR)
+        auto status = buffer::flush(i, timeout);
+        // On this buffer's own callback thread (a finalization deferred from a callback):
+        // nothing is being delivered now, so deliver here.
+        if(status == ROCPROFILER_STATUS_ERROR_BUFFER_BUSY) buffer::deliver(i);
+        if(status == ROCPROFILER_STATUS_ERROR)
             ROCP_WARNING << "buffer " << i << " was not delivered within " << timeout.count()
                          << " ms at finalization; the rest of its records are dropped";
         buffer::close(i); // no callback for this tool after its finalize
@@ -259,20 +296,60 @@ finish_client(client& c, bool stop_contexts)
     }
 }
 
+// Runs on a callback thread after a delivery: finalizations a tool asked for from inside
+// its own callback (where they would wait for that very callback).
 void
-finalize_client(rocprofiler_client_id_t id)
+run_deferred_finalizations()
 {
+    if(!deferred_finalizations.load()) return;
+    if(is_finalized_or_finalizing())
+    {
+        deferred_finalizations.store(false); // exit finalization finishes every tool
+        return;
+    }
+    std::unique_lock<std::recursive_mutex> lock{life_mutex(), std::try_to_lock};
+    if(!lock.owns_lock()) return; // retried after the next delivery
+    deferred_finalizations.store(false);
     try
     {
-        std::lock_guard<std::recursive_mutex> lock{life_mutex()};
         for(auto* c : clients())
-            if(c->id == id.handle) finish_client(*c, true);
+            if(c->finalize_requested.exchange(false)) finish_client(*c, false);
     }
     catch(...)
     {
     }
 }
 
+void
+finalize_client(rocprofiler_client_id_t id)
+{
+    try
+    {
+        // During exit finalization every tool is finished anyway; waiting here (e.g. from
+        // a callback) would only stall exit.
+        if(is_finalized_or_finalizing() || in_forked_child()) return;
+        client* target = nullptr;
+        for(auto* c : clients())
+            if(c->id == id.handle) target = c;
+        if(target == nullptr) return;
+        if(callback_thread::on_any_callback_thread())
+        {
+            target->finalize_requested.store(true);
+            deferred_finalizations.store(true);
+            return;
+        }
+        std::lock_guard<std::recursive_mutex> lock{life_mutex()};
+        finish_client(*target, false);
+    }
+    catch(...)
+    {
+    }
+}
+
+// fork(): the prepare handler holds the buffer and callback-thread locks so that the child
+// gets them in a consistent state; the child handler only sets flags and forgets threads
+// (no system call on the SMI fds: they are CLOEXEC and simply never read in the child; the
+// KFD emulator's own handler runs after ours).
 void
 atfork_prepare()
 {
@@ -311,6 +388,7 @@ register_exit_handlers()
     // emulator when /dev/kfd is opened) run before the SDK finalizes.
     std::atexit([] { finalize(); });
     pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+    callback_thread::set_after_delivery_hook(run_deferred_finalizations);
 }
 } // namespace
 
@@ -386,6 +464,10 @@ initialize() noexcept
             configure_tool(found[i], static_cast<uint32_t>(i));
         for(auto* c : clients())
             initialize_tool(*c);
+        // Callback threads start here, on the initializing thread (never on the KFD reader),
+        // after the tools registered their thread-creation notifications.
+        callback_thread::start_all();
+        buffer::request_pending_deliveries();
         set_phase(phase::initialized);
         ROCP_INFO << "initialized with " << found.size() << " tool(s)";
     }
@@ -401,6 +483,13 @@ finalize() noexcept
 {
     try
     {
+        if(in_forked_child())
+        {
+            // The parent owns the tools and their output: a forked child finalizes nothing,
+            // and takes no lock another thread of the parent may have held at fork time.
+            set_phase(phase::finalized);
+            return;
+        }
         std::lock_guard<std::recursive_mutex> lock{life_mutex()};
         auto                                  p = current_phase();
         if(p == phase::finalizing || p == phase::finalized) return;
@@ -410,12 +499,6 @@ finalize() noexcept
             return;
         }
         set_phase(phase::finalizing);
-        if(in_forked_child())
-        {
-            // The parent owns the tools' output: a forked child finalizes nothing.
-            set_phase(phase::finalized);
-            return;
-        }
         // 1. Drain the event sources while contexts are still active.
         kfd::service::shutdown();
         // 2. Per tool: stop contexts, deliver buffers, call finalize.

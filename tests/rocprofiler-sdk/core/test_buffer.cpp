@@ -8,6 +8,8 @@
 #include "rocprofiler-sdk/callback_thread.hpp"
 #include "rocprofiler-sdk/context.hpp"
 
+#include <rocprofiler-sdk/buffer_tracing.h>
+
 #include <gtest/gtest.h>
 #include <pthread.h>
 
@@ -93,6 +95,8 @@ sink_callback(rocprofiler_context_id_t, rocprofiler_buffer_id_t,
 uint64_t
 make_context()
 {
+    // What initialization does once the tools are initialized: start callback threads.
+    rocprofiler::callback_thread::start_all();
     uint64_t id = 0;
     EXPECT_EQ(rocprofiler::context::create(1, &id), ROCPROFILER_STATUS_SUCCESS);
     return id;
@@ -166,6 +170,7 @@ TEST(buffer, assigned_callback_thread_runs_the_callback)
     uint64_t thread = 0;
     ASSERT_EQ(rocprofiler::callback_thread::create(&thread), ROCPROFILER_STATUS_SUCCESS);
     ASSERT_EQ(rocprofiler::callback_thread::assign(id, thread), ROCPROFILER_STATUS_SUCCESS);
+    rocprofiler::callback_thread::start_all();
     EXPECT_EQ(rocprofiler::callback_thread::assign(id, 999),
               ROCPROFILER_STATUS_ERROR_THREAD_NOT_FOUND);
     EXPECT_EQ(rocprofiler::callback_thread::assign(123456, thread),
@@ -405,4 +410,43 @@ TEST(context, start_and_stop_from_many_threads)
     for(auto& t : threads)
         t.join();
     EXPECT_FALSE(rc::find(id)->active.load());
+}
+
+TEST(buffer, watermark_equal_to_size_does_not_drop_with_a_fast_callback)
+{
+    // 136-byte records into 1000 bytes: the 7th fills the buffer to 952 bytes, below the
+    // watermark; delivery must start then, not when the 8th record is dropped.
+    sink s;
+    auto id = make_buffer(s, 1000, 1000, ROCPROFILER_BUFFER_POLICY_DISCARD);
+    rocprofiler_buffer_tracing_page_migration_record_t rec{};
+    uint64_t                                           stored = 0;
+    for(int i = 0; i < 7; ++i)
+        stored += rb::emplace(id, category, kind, &rec, sizeof(rec)) ? 1 : 0;
+    EXPECT_EQ(stored, 7u);
+    // The delivery was requested by the 7th record: flush only waits for it.
+    ASSERT_EQ(rb::flush(id), ROCPROFILER_STATUS_SUCCESS);
+    rb::totals t{};
+    ASSERT_TRUE(rb::get_totals(id, t));
+    EXPECT_EQ(t.delivered, 7u);
+    EXPECT_EQ(t.dropped, 0u);
+}
+
+TEST(buffer, without_a_callback_thread_flush_delivers_on_the_flushing_thread)
+{
+    // A buffer whose callback thread never started (e.g. it failed to): records are not
+    // stuck, flush delivers them.
+    sink     s;
+    uint64_t id = 0;
+    ASSERT_EQ(rb::create(make_context(), 1 << 20, 0, ROCPROFILER_BUFFER_POLICY_DISCARD,
+                         sink_callback, &s, &id),
+              ROCPROFILER_STATUS_SUCCESS);
+    uint64_t thread = 0; // created after make_context() started the others
+    ASSERT_EQ(rocprofiler::callback_thread::create(&thread), ROCPROFILER_STATUS_SUCCESS);
+    ASSERT_EQ(rocprofiler::callback_thread::assign(id, thread), ROCPROFILER_STATUS_SUCCESS);
+    // (no start_all after create: this thread is not running)
+    ASSERT_TRUE(put(id, 0, 5));
+    ASSERT_EQ(rb::flush(id), ROCPROFILER_STATUS_SUCCESS);
+    std::lock_guard<std::mutex> lock{s.mutex};
+    ASSERT_EQ(s.records.size(), 1u);
+    EXPECT_EQ(s.thread_id, std::this_thread::get_id());
 }

@@ -9,6 +9,8 @@
 //   E2E_STOP_AFTER=N   stop the context once N records were delivered; report how many
 //                      records were emplaced by then (via flush) as "stopped_with,N"
 //   E2E_POLICY=discard|lossless, E2E_BUFFER_BYTES=N
+//   E2E_FINALIZE_AFTER=N  call the SDK's finalize function from inside the callback once N
+//                        records were delivered (the SDK must defer it, not deadlock)
 //   E2E_CALLBACK=slow|throw|hang  every callback sleeps 50 ms / throws after recording /
 //                                 blocks forever from the second call on
 #include <rocprofiler-sdk/ext/kfd.h>
@@ -43,18 +45,22 @@ lines()
     static auto* v = new std::vector<std::string>;
     return *v;
 }
-rocprofiler_context_id_t ctx{};
-rocprofiler_buffer_id_t  pm_buffer{};
-rocprofiler_buffer_id_t  raw_buffer{};
-std::atomic<uint64_t>    delivered{0};
-std::atomic<uint64_t>    drops{0};
-std::atomic<bool>        stop_requested{false};
-std::thread*             stopper = nullptr;
-std::atomic<int>         callbacks{0};
-std::atomic<int>         threads_before{0};
-std::atomic<int>         threads_after{0};
-std::string              callback_mode;
-uint64_t                 stop_after = 0;
+rocprofiler_context_id_t      ctx{};
+rocprofiler_buffer_id_t       pm_buffer{};
+rocprofiler_buffer_id_t       raw_buffer{};
+std::atomic<uint64_t>         delivered{0};
+std::atomic<uint64_t>         drops{0};
+std::atomic<bool>             stop_requested{false};
+std::thread*                  stopper = nullptr;
+std::atomic<int>              callbacks{0};
+std::atomic<int>              threads_before{0};
+std::atomic<int>              threads_after{0};
+std::string                   callback_mode;
+rocprofiler_client_finalize_t finalize_function = nullptr;
+rocprofiler_client_id_t*      my_client_id      = nullptr;
+uint64_t                      finalize_after    = 0;
+std::atomic<int>              finalize_calls{0};
+uint64_t                      stop_after = 0;
 
 std::string
 pid_text(uint32_t pid)
@@ -135,6 +141,13 @@ on_records(rocprofiler_context_id_t, rocprofiler_buffer_id_t, rocprofiler_record
         }
     }
     // Misbehave only after recording and outside the tool's own lock (finalize needs it).
+    if(finalize_calls.load() > 0) fprintf(stderr, "e2e-tool: CALLBACK AFTER FINALIZE\n");
+    if(finalize_after > 0 && delivered.load() >= finalize_after && finalize_function)
+    {
+        auto fn           = finalize_function;
+        finalize_function = nullptr;
+        fn(*my_client_id);
+    }
     auto call = ++callbacks;
     if(callback_mode == "slow") std::this_thread::sleep_for(std::chrono::milliseconds{50});
     if(callback_mode == "throw") throw std::runtime_error("tool callback failure");
@@ -178,8 +191,11 @@ add_line(std::string line)
 }
 
 int
-tool_init(rocprofiler_client_finalize_t, void*)
+tool_init(rocprofiler_client_finalize_t fini, void*)
 {
+    finalize_function = fini;
+    finalize_after =
+        getenv("E2E_FINALIZE_AFTER") ? strtoull(getenv("E2E_FINALIZE_AFTER"), nullptr, 10) : 0;
     callback_mode = getenv("E2E_CALLBACK") ? getenv("E2E_CALLBACK") : "";
     rocprofiler_at_internal_thread_create(
         [](rocprofiler_runtime_library_t lib, void*)
@@ -218,6 +234,7 @@ tool_init(rocprofiler_client_finalize_t, void*)
 void
 tool_fini(void*)
 {
+    if(++finalize_calls > 1) fprintf(stderr, "e2e-tool: FINALIZED TWICE\n");
     if(stopper)
     {
         stopper->join();
@@ -257,6 +274,7 @@ rocprofiler_configure(uint32_t, const char*, uint32_t, rocprofiler_client_id_t* 
 {
     static rocprofiler_tool_configure_result_t result = {
         sizeof(rocprofiler_tool_configure_result_t), tool_init, tool_fini, nullptr};
-    id->name = "e2e-tool";
+    id->name     = "e2e-tool";
+    my_client_id = id;
     return &result;
 }

@@ -424,3 +424,19 @@ TEST(service_e2e, vanishing_gpu_stops_its_stream_without_spinning)
     EXPECT_EQ(std::count(out.records.begin(), out.records.end(), variants_records[6]), 0);
     EXPECT_EQ(std::count(out.records.begin(), out.records.end(), variants_records[7]), 0);
 }
+
+TEST(service_e2e, finalize_requested_from_inside_a_callback_runs_once_after_it)
+{
+    std::string printed;
+    auto        start = std::chrono::steady_clock::now();
+    auto        out =
+        replay(many_faults_log(20000, "lossless"), {{"E2E_FINALIZE_AFTER", "100"}}, app, &printed);
+    auto took = std::chrono::steady_clock::now() - start;
+    ASSERT_EQ(out.exit_code, 0);
+    EXPECT_LT(took, std::chrono::seconds{5}); // no flush waiting for its own callback
+    EXPECT_EQ(printed.find("FINALIZED TWICE"), std::string::npos) << printed;
+    EXPECT_EQ(printed.find("CALLBACK AFTER FINALIZE"), std::string::npos) << printed;
+    // The tool's finalize wrote what it had then: at least the 100 it asked for, not all.
+    EXPECT_GE(out.records.size(), 100u);
+    EXPECT_LT(out.records.size(), 20000u);
+}

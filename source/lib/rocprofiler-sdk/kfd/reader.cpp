@@ -44,15 +44,29 @@ handle_chunk(reader_config& config, gpu_stream& stream, const char* data, size_t
     if(size + kfd_abi::message_size > config.fifo_capacity)
         stream.counters.fifo_saturations.fetch_add(1, std::memory_order_relaxed);
     auto now = boottime_ns();
-    if(config.begin_batch) config.begin_batch();
+    config.batch_sequence.fetch_add(1, std::memory_order_seq_cst); // odd: in a batch
     stream.splitter.feed(data, size,
                          [&](std::string_view line)
                          {
                              if(config.on_line) config.on_line(stream, line, now);
                          });
-    if(config.end_batch) config.end_batch();
+    config.batch_sequence.fetch_add(1, std::memory_order_seq_cst); // even: done
 }
 } // namespace
+
+static void
+serve_drain_requests(reader_config& config) noexcept
+{
+    auto requested = config.drain_requests.load();
+    if(requested <= config.drains_done.load()) return;
+    for(auto* s : config.streams)
+        drain_stream(config, *s);
+    {
+        std::lock_guard<std::mutex> lock{config.drain_mutex};
+        config.drains_done.store(requested);
+    }
+    config.drain_cv.notify_all();
+}
 
 void
 drain_stream(reader_config& config, gpu_stream& stream) noexcept
@@ -107,7 +121,8 @@ run_reader(reader_config& config) noexcept
             fds.push_back(pollfd{s->fd, POLLIN, 0});
             polled.push_back(s);
         }
-        int rc = ::poll(fds.data(), fds.size(), -1);
+        // Without a usable wake-up fd, poll with a bound so that a stop is still noticed.
+        int rc = ::poll(fds.data(), fds.size(), config.wake_fd >= 0 ? -1 : 100);
         if(rc < 0)
         {
             if(errno == EINTR) continue;
@@ -115,7 +130,15 @@ run_reader(reader_config& config) noexcept
                        << "); stopping";
             break;
         }
-        if(fds[0].revents != 0) device::clear_wake(config.wake_fd);
+        if(fds[0].revents & POLLNVAL)
+        {
+            ROCP_WARNING << "page-migration reader: its wake-up fd was closed by someone else; "
+                            "polling every 100 ms from now on";
+            config.wake_fd = -1;
+        }
+        else if(fds[0].revents != 0)
+            device::clear_wake(config.wake_fd);
+        serve_drain_requests(config);
         stopping = config.stop->load();
         for(size_t i = 1; i < fds.size(); ++i)
         {
@@ -135,5 +158,7 @@ run_reader(reader_config& config) noexcept
     // Last drain: events queued before the stop are delivered.
     for(auto* s : config.streams)
         drain_stream(config, *s);
+    config.drains_done.store(config.drain_requests.load());
+    config.drain_cv.notify_all();
 }
 } // namespace rocprofiler::kfd

@@ -10,8 +10,10 @@
 #include "rocprofiler-sdk/kfd/parser.hpp"
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <string_view>
 #include <vector>
 
@@ -36,13 +38,13 @@ struct stream_counters
 // One GPU's event stream. Only the reader thread touches splitter and pairing.
 struct gpu_stream
 {
-    uint32_t        gpu_id             = 0;
-    int             fd                 = -1;
-    bool            watching           = true;
-    int             consecutive_errors = 0;
-    line_splitter   splitter;
-    pairing_engine  pairing;
-    stream_counters counters;
+    uint32_t          gpu_id = 0;
+    int               fd     = -1;
+    std::atomic<bool> watching{true}; // written by the reader, read by the service
+    int               consecutive_errors = 0;
+    line_splitter     splitter;
+    pairing_engine    pairing;
+    stream_counters   counters;
 };
 
 struct reader_config
@@ -55,9 +57,15 @@ struct reader_config
     size_t fifo_capacity = 8192;
     // Called for every complete line, with the CLOCK_BOOTTIME time of the read.
     std::function<void(gpu_stream&, std::string_view, uint64_t)> on_line;
-    // Called around each batch of lines from one read (the service's delivery lock).
-    std::function<void()> begin_batch;
-    std::function<void()> end_batch;
+    // Odd while the reader handles the lines of one read: a context stop waits for the
+    // batch that may have seen the context active (see service.cpp).
+    std::atomic<uint64_t> batch_sequence{0};
+    // Synchronous drains (a tool finalizing early): a request is served by draining every
+    // fd once, then drains_done catches up and drain_cv is notified.
+    std::atomic<uint64_t>   drain_requests{0};
+    std::atomic<uint64_t>   drains_done{0};
+    std::mutex              drain_mutex;
+    std::condition_variable drain_cv;
 };
 
 // The thread body. Returns when *stop is set, after one last drain of every fd.

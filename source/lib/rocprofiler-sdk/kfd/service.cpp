@@ -10,7 +10,9 @@
 
 #include "common/kfd_abi.hpp"
 
+#include <linux/capability.h>
 #include <strings.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -20,7 +22,6 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
-#include <shared_mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -57,10 +58,8 @@ struct state
     uint64_t                     mask          = 0;
     uint32_t                     self_pid      = 0;
     bool                         all_processes = false;
+    bool                         privileged    = false; // CAP_SYS_ADMIN: may get others' events
     reader_config                config;
-    // Held shared by the reader while it delivers one read's worth of records; taken
-    // exclusively by a context stop, so that nothing is written after the stop returns.
-    std::shared_mutex delivery;
 };
 
 state&
@@ -96,6 +95,20 @@ fifo_capacity()
             return kfd_abi::fifo_size_before_6_13;
     }
     return kfd_abi::fifo_size;
+}
+
+// Whether this process has CAP_SYS_ADMIN: since Linux 6.16 the kernel then sends it every
+// process's events. Without it the kernel sends only ours, so there is nothing to filter
+// (which also keeps working in a pid namespace, where the kernel's pids are not getpid()).
+bool
+has_cap_sys_admin()
+{
+    __user_cap_header_struct header{};
+    __user_cap_data_struct   data[_LINUX_CAPABILITY_U32S_3] = {};
+    header.version                                          = _LINUX_CAPABILITY_VERSION_3;
+    header.pid                                              = 0;
+    if(::syscall(SYS_capget, &header, data) != 0) return true; // unknown: filter to be safe
+    return (data[CAP_SYS_ADMIN / 32].effective & (1u << (CAP_SYS_ADMIN % 32))) != 0;
 }
 
 std::string
@@ -164,6 +177,7 @@ open_device(state& s)
         return ROCPROFILER_STATUS_ERROR_NOT_AVAILABLE;
     }
     s.self_pid      = static_cast<uint32_t>(getpid());
+    s.privileged    = has_cap_sys_admin();
     s.all_processes = env_flag("ROCPROFILER_KFD_ALL_PROCESSES");
     ROCP_INFO << "KFD " << v.major << "." << v.minor << ": tracing " << s.streams.size()
               << " GPU(s)" << (s.all_processes ? " for every process" : "");
@@ -214,7 +228,7 @@ deliver_record(gpu_stream& stream, const rocprofiler_buffer_tracing_page_migrati
     for(size_t i = 0; i < context::count(); ++i)
     {
         auto* ctx = context::at(i);
-        if(ctx == nullptr || !ctx->active.load(std::memory_order_acquire)) continue;
+        if(ctx == nullptr || !ctx->active.load(std::memory_order_seq_cst)) continue;
         const auto& cfg = ctx->page_migration;
         if(!cfg.configured || (cfg.operations & (uint64_t{1} << rec.operation)) == 0) continue;
         if(buffer::emplace(cfg.buffer_id, ROCPROFILER_BUFFER_CATEGORY_TRACING,
@@ -233,7 +247,7 @@ deliver_raw(gpu_stream& stream, const event& ev, std::string_view line, uint64_t
     for(size_t i = 0; i < context::count(); ++i)
     {
         auto* ctx = context::at(i);
-        if(ctx == nullptr || !ctx->active.load(std::memory_order_acquire)) continue;
+        if(ctx == nullptr || !ctx->active.load(std::memory_order_seq_cst)) continue;
         const auto& cfg = ctx->kfd_events;
         if(!cfg.configured) continue;
         if(!made)
@@ -275,7 +289,7 @@ handle_line(gpu_stream& stream, std::string_view line, uint64_t now)
     if(ev.kind14 == id14_kind::dropped_events)
         stream.counters.kernel_reported_drops.fetch_add(ev.count, std::memory_order_relaxed);
     // Since Linux 6.16 a CAP_SYS_ADMIN client receives every process's events.
-    if(ev.pid != 0 && ev.pid != s.self_pid && !s.all_processes)
+    if(s.privileged && !s.all_processes && ev.pid != 0 && ev.pid != s.self_pid)
     {
         stream.counters.events_other_process.fetch_add(1, std::memory_order_relaxed);
         return;
@@ -301,22 +315,28 @@ start_reader(state& s)
     s.config.stop          = &s.stop;
     s.config.fifo_capacity = fifo_capacity();
     s.config.on_line       = handle_line;
-    s.config.begin_batch   = [&s] { s.delivery.lock_shared(); };
-    s.config.end_batch     = [&s] { s.delivery.unlock_shared(); };
     s.reader = internal_threading::start_thread("rocprof-kfd", [&s] { run_reader(s.config); });
     if(!s.reader) return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
     return ROCPROFILER_STATUS_SUCCESS;
 }
+
+rocprofiler_status_t sum_loss_stats(state& s, uint64_t gpu_id,
+                                    rocprofiler_kfd_loss_stats_t* stats) noexcept;
 
 void
 log_losses(state& s)
 {
     rocprofiler_kfd_loss_stats_t t{};
     t.size = sizeof(t);
-    if(get_loss_stats(ROCPROFILER_KFD_ALL_GPUS, &t) != ROCPROFILER_STATUS_SUCCESS) return;
+    if(sum_loss_stats(s, ROCPROFILER_KFD_ALL_GPUS, &t) != ROCPROFILER_STATUS_SUCCESS) return;
     uint64_t lost = t.lines_malformed + t.ends_without_start + t.starts_aged_out +
                     t.starts_never_ended + t.records_dropped + t.kernel_reported_drops +
                     t.raw_events_dropped;
+    if(t.events_other_process > 0 && t.records_emitted == 0)
+        ROCP_WARNING << "every one of " << t.events_other_process
+                     << " page-migration events was of another process and filtered out; in a "
+                        "pid namespace the kernel's pids differ from getpid(): set "
+                        "ROCPROFILER_KFD_ALL_PROCESSES=1 to record them";
     if(lost == 0 && t.fifo_saturations == 0) return;
     ROCP_WARNING << "page-migration events lost: " << t.kernel_reported_drops
                  << " dropped by the kernel, " << t.fifo_saturations
@@ -377,8 +397,33 @@ context_stopped(const context::context&) noexcept
         auto&                       s = get_state();
         std::lock_guard<std::mutex> lock{s.control};
         update_mask(s);
-        // Wait for any delivery that may have seen the context still active.
-        std::unique_lock<std::shared_mutex> wait_for_reader{s.delivery};
+        // The caller cleared ctx.active (seq_cst) before calling. If the reader is inside a
+        // batch now, that batch may have read the context as active: wait for it to end.
+        // A batch starting later reads active == false. A batch is one read (at most 64 KiB
+        // of lines, well under a millisecond), so this waits briefly, never for a tool.
+        auto seq = s.config.batch_sequence.load(std::memory_order_seq_cst);
+        if(seq & 1)
+            while(s.config.batch_sequence.load(std::memory_order_seq_cst) == seq && s.reader)
+                std::this_thread::sleep_for(std::chrono::microseconds{20});
+    }
+    catch(...)
+    {
+    }
+}
+
+void
+drain_now() noexcept
+{
+    try
+    {
+        auto&                       s = get_state();
+        std::lock_guard<std::mutex> lock{s.control};
+        if(!s.reader || s.shut_down) return;
+        auto ticket = s.config.drain_requests.fetch_add(1) + 1;
+        device::wake(s.wake_fd);
+        std::unique_lock<std::mutex> wait{s.config.drain_mutex};
+        s.config.drain_cv.wait_for(wait, std::chrono::seconds{2},
+                                   [&] { return s.config.drains_done.load() >= ticket; });
     }
     catch(...)
     {
@@ -406,8 +451,8 @@ shutdown() noexcept
             stream->pairing.finish();
             sync_pairing_counters(*stream);
             device::close_fd(stream->fd);
-            stream->fd       = -1;
-            stream->watching = false;
+            stream->fd = -1;
+            stream->watching.store(false);
         }
         device::close_fd(s.wake_fd);
         device::close_fd(s.kfd_fd);
@@ -423,19 +468,13 @@ void
 forget_after_fork() noexcept
 {
     auto& s = get_state();
-    // The reader thread does not exist in the child and the parent keeps reading the same
-    // kernel clients: the child closes its copies and never touches them.
+    // The reader thread does not exist in the child, and the parent keeps reading the same
+    // kernel clients. The child never reads, writes or closes them (no system call here: the
+    // fds are CLOEXEC, and a close could reach an interposer whose locks are not yet reset).
     (void)s.reader.release();
     for(auto* stream : s.streams)
-    {
-        device::close_fd(stream->fd);
-        stream->fd       = -1;
-        stream->watching = false;
-    }
-    device::close_fd(s.wake_fd);
-    device::close_fd(s.kfd_fd);
-    s.wake_fd = s.kfd_fd = -1;
-    s.shut_down          = true;
+        stream->watching.store(false);
+    s.shut_down = true;
     if(s.available == ROCPROFILER_STATUS_SUCCESS)
         s.available = ROCPROFILER_STATUS_ERROR_NOT_AVAILABLE;
 }
@@ -443,9 +482,26 @@ forget_after_fork() noexcept
 rocprofiler_status_t
 get_loss_stats(uint64_t gpu_id, rocprofiler_kfd_loss_stats_t* stats) noexcept
 {
+    try
+    {
+        auto&                       s = get_state();
+        std::lock_guard<std::mutex> lock{s.control}; // streams are added under it
+        return sum_loss_stats(s, gpu_id, stats);
+    }
+    catch(...)
+    {
+        return ROCPROFILER_STATUS_ERROR;
+    }
+}
+
+namespace
+{
+rocprofiler_status_t
+sum_loss_stats(state& s, uint64_t gpu_id, rocprofiler_kfd_loss_stats_t* stats) noexcept
+{
     if(stats == nullptr || stats->size < sizeof(uint64_t) * 2)
         return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
-    auto&                        s = get_state();
+
     rocprofiler_kfd_loss_stats_t out{};
     bool                         found = (gpu_id == ROCPROFILER_KFD_ALL_GPUS);
     for(auto* stream : s.streams)
@@ -473,4 +529,5 @@ get_loss_stats(uint64_t gpu_id, rocprofiler_kfd_loss_stats_t* stats) noexcept
     stats->size = n;
     return ROCPROFILER_STATUS_SUCCESS;
 }
+} // namespace
 } // namespace rocprofiler::kfd::service

@@ -23,6 +23,10 @@ rocprofiler_status_t context_started(const context::context& ctx) noexcept;
 // A context was stopped: returns once the reader can no longer write to its buffers.
 void context_stopped(const context::context& ctx) noexcept;
 
+// Reads everything the kernel has queued now and hands it to the contexts (bounded wait).
+// Used when a tool finalizes early: its records queued in the kernel still reach it.
+void drain_now() noexcept;
+
 // At finalization: last drain of every fd while contexts are still active, stop the reader,
 // count starts never ended, log a warning if anything was lost.
 void shutdown() noexcept;
