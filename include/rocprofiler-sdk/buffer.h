@@ -46,14 +46,15 @@ rocprofiler_create_buffer(rocprofiler_context_id_t        context,
 
 /**
  * @brief Delivers what the buffer holds, then destroys it. A second destroy returns
- *        BUFFER_NOT_FOUND.
+ *        BUFFER_NOT_FOUND; BUFFER_BUSY when called on the buffer's callback thread.
  */
 rocprofiler_status_t
 rocprofiler_destroy_buffer(rocprofiler_buffer_id_t buffer_id) ROCPROFILER_API;
 
 /**
  * @brief Returns once every record written before the call was delivered to the callback.
- * @return SUCCESS; BUFFER_NOT_FOUND; BUFFER_BUSY when called from that buffer's own callback.
+ * @return SUCCESS; BUFFER_NOT_FOUND; BUFFER_BUSY when called on the buffer's callback thread
+ *         (from any callback that thread runs: it would wait for itself).
  */
 rocprofiler_status_t
 rocprofiler_flush_buffer(rocprofiler_buffer_id_t buffer_id) ROCPROFILER_API;

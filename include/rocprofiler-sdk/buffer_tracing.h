@@ -85,7 +85,10 @@ typedef int (*rocprofiler_buffer_tracing_kind_operation_cb_t)(
  * @brief Enables a buffer-tracing kind in a context, writing records into @p buffer_id.
  *
  * @param operations       operations to trace; NULL/0 means all of them.
+ * @param buffer_id        a buffer created for the same context.
  * @return SUCCESS; CONTEXT_NOT_FOUND; BUFFER_NOT_FOUND; KIND_NOT_FOUND (out of range);
+ *         INVALID_ARGUMENT (NULL operations with a count, or a buffer of another context);
+ *         CONTEXT_ERROR (the context is already started);
  *         OPERATION_NOT_FOUND; NOT_IMPLEMENTED (a kind other than PAGE_MIGRATION);
  *         SERVICE_ALREADY_CONFIGURED; CONFIGURATION_LOCKED; NOT_AVAILABLE (no usable
  *         /dev/kfd or GPU); INCOMPATIBLE_KERNEL (KFD ioctl < 1.10).

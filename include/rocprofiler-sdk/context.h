@@ -23,7 +23,8 @@ rocprofiler_create_context(rocprofiler_context_id_t* context_id) ROCPROFILER_API
 /**
  * @brief Starts a context: its services begin producing records. Any thread, any time after
  *        creation. Starting an active context is a no-op returning SUCCESS.
- * @return SUCCESS; CONTEXT_NOT_FOUND; CONTEXT_INVALID (a service could not start); FINALIZED.
+ * @return SUCCESS; CONTEXT_NOT_FOUND; FINALIZED; or why a service could not start (e.g.
+ *         NOT_AVAILABLE in a forked child, OUT_OF_RESOURCES when a thread cannot start).
  */
 rocprofiler_status_t
 rocprofiler_start_context(rocprofiler_context_id_t context_id) ROCPROFILER_API;

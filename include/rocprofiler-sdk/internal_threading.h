@@ -36,7 +36,8 @@ rocprofiler_create_callback_thread(rocprofiler_callback_thread_t* cb_thread_id) 
 
 /**
  * @brief Makes a buffer's callbacks run on the given callback thread (default: a shared one).
- * @return SUCCESS; BUFFER_NOT_FOUND; THREAD_NOT_FOUND; CONFIGURATION_LOCKED.
+ * @return SUCCESS; BUFFER_NOT_FOUND; THREAD_NOT_FOUND; CONFIGURATION_LOCKED; BUFFER_BUSY when
+ *         the buffer already holds records.
  */
 rocprofiler_status_t
 rocprofiler_assign_callback_thread(rocprofiler_buffer_id_t       buffer_id,

@@ -6,6 +6,7 @@
 set -euo pipefail
 build_dir=$1
 topology=$2
+readme=$3
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 prefix=$work/prefix
@@ -36,4 +37,10 @@ for tool in "$tool_cmake" "$work/libtool-pc.so"; do
     echo "$out" | grep -qx 'agents: 3' || { echo "unexpected output of $tool:"; echo "$out"; exit 1; }
     echo "$out" | grep -q 'GPU gfx90a' || { echo "no gfx90a agent from $tool:"; echo "$out"; exit 1; }
 done
-echo "installed package builds and runs the sample tool (CMake and pkg-config)"
+# 3. The README's "Writing a tool" example compiles as it is printed.
+sed -n '/^```c$/,/^```$/p' "$readme" | sed '1d;$d' > "$work/readme_tool.c"
+[ -s "$work/readme_tool.c" ] || { echo "no C example found in $readme"; exit 1; }
+cc -std=c99 -Wall -Wextra -Werror -shared -fPIC -o "$work/libreadme-tool.so" "$work/readme_tool.c" \
+   $(pkg-config --cflags --libs rocprofiler-sdk)
+
+echo "installed package builds and runs the sample tool (CMake and pkg-config) and the README example"
