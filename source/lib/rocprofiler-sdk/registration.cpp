@@ -168,7 +168,15 @@ discover_tools()
     std::vector<candidate> out;
     for(auto fn : forced_configures())
         add_candidate(out, fn, "rocprofiler_force_configure");
-    find_listed_tools(out);
+    // Loaded once per process: discovery runs at load time and again when initializing,
+    // and a library that cannot be loaded is reported once.
+    static auto* listed = [] {
+        auto* found = new std::vector<candidate>{};
+        find_listed_tools(*found);
+        return found;
+    }();
+    for(const auto& c : *listed)
+        add_candidate(out, c.fn, c.source);
     find_loaded_tools(out);
     return out;
 }
