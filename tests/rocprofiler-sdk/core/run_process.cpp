@@ -9,6 +9,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <thread>
 
 namespace test_support
@@ -70,6 +72,34 @@ run_process(const std::vector<std::string>&                         argv,
     if(WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
     if(WIFSIGNALED(status)) result.signal = WTERMSIG(status);
     return result;
+}
+
+std::string
+read_file(const std::string& path)
+{
+    std::ifstream      in{path, std::ios::binary};
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+void
+write_file(const std::string& path, const std::string& text)
+{
+    std::ofstream out{path, std::ios::binary};
+    out << text;
+}
+
+scratch_dir::scratch_dir()
+{
+    char        tmpl[] = "/tmp/rocp-test-XXXXXX";
+    const char* made   = mkdtemp(tmpl);
+    path               = made ? made : "/tmp";
+}
+
+scratch_dir::~scratch_dir()
+{
+    if(path != "/tmp") std::system(("rm -rf '" + path + "'").c_str());
 }
 
 std::vector<std::string>

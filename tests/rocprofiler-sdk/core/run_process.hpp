@@ -24,6 +24,21 @@ process_result run_process(const std::vector<std::string>&                      
 // Lines of `text`, without the '\n'.
 std::vector<std::string> lines_of(const std::string& text);
 
+// Whole file as bytes ("" when it cannot be read); write `text` to a file.
+std::string read_file(const std::string& path);
+void        write_file(const std::string& path, const std::string& text);
+
+// A temporary folder, removed with everything in it when the object goes away.
+struct scratch_dir
+{
+    scratch_dir();
+    ~scratch_dir();
+    scratch_dir(const scratch_dir&)            = delete;
+    scratch_dir& operator=(const scratch_dir&) = delete;
+    std::string  file(const std::string& name) const { return path + "/" + name; }
+    std::string  path;
+};
+
 // Lines that start with `prefix`.
 std::vector<std::string> lines_starting_with(const std::string& text, const std::string& prefix);
 } // namespace test_support

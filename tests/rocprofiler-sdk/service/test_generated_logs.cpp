@@ -18,7 +18,10 @@
 #include <vector>
 
 using test_support::lines_of;
+using test_support::read_file;
 using test_support::run_process;
+using test_support::scratch_dir;
+using test_support::write_file;
 
 namespace
 {
@@ -26,15 +29,6 @@ const std::string emulator = ROCP_TEST_EMULATOR;
 const std::string tool     = ROCP_TEST_E2E_TOOL;
 const std::string app      = ROCP_TEST_APP_PLAIN;
 const std::string logs_dir = ROCP_TEST_LOGS_DIR;
-
-std::string
-read_file(const std::string& path)
-{
-    std::ifstream      in{path, std::ios::binary};
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
 
 std::vector<std::string>
 split_csv(const std::string& line)
@@ -110,17 +104,12 @@ check_log(const std::string& name)
     std::sort(expected.begin(), expected.end());
     ASSERT_FALSE(expected.empty()) << name;
 
-    char        dir_template[] = "/tmp/rocp-gen-XXXXXX";
-    std::string dir            = mkdtemp(dir_template);
-    {
-        std::ofstream out{dir + "/events.log", std::ios::binary};
-        out << "#@ timestamps keep\n" << log; // compare the log's own timestamps
-    }
+    scratch_dir dir;
+    write_file(dir.file("events.log"), "#@ timestamps keep\n" + log); // the log's own times
     auto result = run_process({app}, {{"LD_PRELOAD", emulator + ":" + tool},
-                                      {"KFD_EMULATOR_LOG", dir + "/events.log"},
-                                      {"E2E_OUT", dir + "/out.csv"}});
-    auto output = read_file(dir + "/out.csv");
-    std::system(("rm -rf " + dir).c_str());
+                                      {"KFD_EMULATOR_LOG", dir.file("events.log")},
+                                      {"E2E_OUT", dir.file("out.csv")}});
+    auto output = read_file(dir.file("out.csv"));
     ASSERT_EQ(result.exit_code, 0) << name;
 
     std::vector<std::string> actual;

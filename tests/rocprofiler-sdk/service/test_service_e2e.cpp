@@ -20,7 +20,10 @@
 #include <vector>
 
 using test_support::lines_of;
+using test_support::read_file;
 using test_support::run_process;
+using test_support::scratch_dir;
+using test_support::write_file;
 
 namespace
 {
@@ -28,34 +31,6 @@ const std::string emulator = ROCP_TEST_EMULATOR;
 const std::string tool     = ROCP_TEST_E2E_TOOL;
 const std::string app      = ROCP_TEST_APP_PLAIN;
 const std::string fork_app = ROCP_TEST_APP_FORK;
-
-struct scratch_dir
-{
-    std::string path;
-    scratch_dir()
-    {
-        char tmpl[] = "/tmp/rocp-e2e-XXXXXX";
-        path        = mkdtemp(tmpl);
-    }
-    ~scratch_dir() { std::system(("rm -rf " + path).c_str()); }
-    std::string file(const std::string& name) const { return path + "/" + name; }
-};
-
-void
-write_file(const std::string& path, const std::string& text)
-{
-    std::ofstream out{path, std::ios::binary};
-    out << text;
-}
-
-std::string
-read_file(const std::string& path)
-{
-    std::ifstream      in{path, std::ios::binary};
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
 
 struct run_output
 {
