@@ -40,14 +40,14 @@ threshold()
 line::line(int lvl, const char* file, int line_number)
     : m_level{lvl}, m_file{file}, m_line{line_number}
 {
-    m_stream << "rocprofiler-sdk: ";
+    fmt::format_to(std::back_inserter(m_text), "rocprofiler-sdk: ");
 }
 
 line::~line()
 {
     try
     {
-        auto        text     = m_stream.str();
+        auto        text     = fmt::to_string(m_text);
         auto        severity = (m_level >= error)     ? google::GLOG_ERROR
                                : (m_level >= warning) ? google::GLOG_WARNING
                                                       : google::GLOG_INFO;

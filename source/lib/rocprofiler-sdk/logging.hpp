@@ -7,7 +7,9 @@
 // changes the glog settings of a host application that also uses glog. Never FATAL.
 #pragma once
 
-#include <sstream>
+#include <fmt/format.h>
+
+#include <iterator>
 
 namespace rocprofiler::logging
 {
@@ -43,7 +45,7 @@ public:
 
     template <typename T> line& operator<<(const T& value)
     {
-        m_stream << value;
+        fmt::format_to(std::back_inserter(m_text), "{}", value);
         return *this;
     }
 
@@ -51,7 +53,7 @@ private:
     int                m_level;
     const char*        m_file;
     int                m_line;
-    std::ostringstream m_stream;
+    fmt::memory_buffer m_text;  // fmt: no locale, no iostream state
 };
 
 // Makes `cond ? (void)0 : voidify() & line(...) << ...` well-formed.
