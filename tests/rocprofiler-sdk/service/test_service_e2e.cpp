@@ -414,3 +414,34 @@ TEST(service_e2e, finalize_requested_from_inside_a_callback_runs_once_after_it)
     // more depends on timing: not asserted.)
     EXPECT_GE(out.records.size(), 100u);
 }
+
+namespace
+{
+uint64_t
+json_number(const std::string& json, const std::string& key, size_t from = 0)
+{
+    auto at = json.find("\"" + key + "\":", from);
+    if(at == std::string::npos) return UINT64_MAX;
+    return std::stoull(json.substr(at + key.size() + 3));
+}
+} // namespace
+
+TEST(service_e2e, kernel_fifo_drops_show_up_as_saturated_reads)
+{
+    // Pace "max": the emulator produces like a kernel, independently of the reader, into
+    // 1 KiB FIFOs (Linux before 6.13) and drops silently when they are full. A drop means
+    // the FIFO held more than 1024 - 96 bytes, so the next read returns at least that much:
+    // the SDK must count a saturated read whenever the emulator dropped anything.
+    std::string log = many_faults_log(100000, "max");
+    log             = "#@ fifo 1024\n" + log;
+    auto out        = replay(log, {{"ROCPROFILER_KFD_FIFO_BYTES", "1024"}});
+    ASSERT_EQ(out.exit_code, 0);
+    auto total   = out.emulator_stats.find("\"total\":");
+    auto dropped = json_number(out.emulator_stats, "dropped_fifo_full", total);
+    ASSERT_NE(dropped, UINT64_MAX) << out.emulator_stats;
+    auto queued = json_number(out.emulator_stats, "events_queued", total);
+    // Everything the emulator queued reached the SDK, nothing more.
+    EXPECT_EQ(out.stats["received"], queued);
+    if(dropped == 0) GTEST_SKIP() << "the reader kept up with the emulator: no drop to detect";
+    EXPECT_GT(out.stats["saturations"], 0u) << "emulator dropped " << dropped;
+}
