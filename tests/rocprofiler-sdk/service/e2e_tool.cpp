@@ -9,6 +9,7 @@
 //   E2E_STOP_AFTER=N   stop the context once N records were delivered; report how many
 //                      records were emplaced by then (via flush) as "stopped_with,N"
 //   E2E_POLICY=discard|lossless, E2E_BUFFER_BYTES=N
+//   E2E_TOGGLE=N       a thread stops and restarts the context N times while events flow
 //   E2E_FINALIZE_AFTER=N  call the SDK's finalize function from inside the callback once N
 //                        records were delivered (the SDK must defer it, not deadlock)
 //   E2E_CALLBACK=slow|throw|hang  every callback sleeps 50 ms / throws after recording /
@@ -60,6 +61,7 @@ rocprofiler_client_finalize_t finalize_function = nullptr;
 rocprofiler_client_id_t*      my_client_id      = nullptr;
 uint64_t                      finalize_after    = 0;
 std::atomic<int>              finalize_calls{0};
+std::thread*                  toggler    = nullptr;
 uint64_t                      stop_after = 0;
 
 std::string
@@ -228,6 +230,23 @@ tool_init(rocprofiler_client_finalize_t fini, void*)
         add_line("configure_raw," + std::to_string(raw));
     }
     add_line("start," + std::to_string(rocprofiler_start_context(ctx)));
+    if(const char* toggles = getenv("E2E_TOGGLE"))
+    {
+        int n   = atoi(toggles);
+        toggler = new std::thread(
+            [n]
+            {
+                int failures = 0;
+                for(int i = 0; i < n; ++i)
+                {
+                    failures += rocprofiler_stop_context(ctx) != ROCPROFILER_STATUS_SUCCESS;
+                    std::this_thread::sleep_for(std::chrono::microseconds{200});
+                    failures += rocprofiler_start_context(ctx) != ROCPROFILER_STATUS_SUCCESS;
+                    std::this_thread::sleep_for(std::chrono::microseconds{200});
+                }
+                add_line("toggle_failures," + std::to_string(failures));
+            });
+    }
     return 0;
 }
 
@@ -235,6 +254,12 @@ void
 tool_fini(void*)
 {
     if(++finalize_calls > 1) fprintf(stderr, "e2e-tool: FINALIZED TWICE\n");
+    if(toggler)
+    {
+        toggler->join();
+        delete toggler;
+        toggler = nullptr;
+    }
     if(stopper)
     {
         stopper->join();
