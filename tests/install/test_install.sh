@@ -7,6 +7,7 @@ set -euo pipefail
 build_dir=$1
 topology=$2
 readme=$3
+generator=${4:-Ninja}  # the build's own generator: a fresh machine may have no make
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 prefix=$work/prefix
@@ -20,7 +21,7 @@ done
 ls "$prefix"/lib/librocprofiler-sdk.so.0* >/dev/null
 
 # 1. CMake package.
-cmake -S "$prefix/share/rocprofiler-sdk/samples" -B "$work/cmake-build" \
+cmake -S "$prefix/share/rocprofiler-sdk/samples" -B "$work/cmake-build" -G "$generator" \
       -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
 cmake --build "$work/cmake-build" >/dev/null
 tool_cmake=$(find "$work/cmake-build" -name 'libpage-migration-sample-tool.so' | head -1)
