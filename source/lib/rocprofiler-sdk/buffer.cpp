@@ -56,6 +56,7 @@ struct record_buffer
     uint64_t                emplaced         = 0;
     uint64_t                delivered        = 0; // records taken out and handed over
     uint64_t                drops_unreported = 0;
+    uint64_t                drops_reported   = 0; // passed to the callback so far
     uint64_t                dropped          = 0;
     size_t                  peak_bytes       = 0;
     bool                    scheduled        = false;
@@ -293,6 +294,7 @@ deliver(uint64_t buffer_id) noexcept
 
     std::lock_guard<std::mutex> lock{b->mutex};
     b->delivered += count;
+    b->drops_reported += drops;
     batch.clear();
     // Keep the storage for the next batch unless a LOSSLESS burst made it large.
     if(batch.capacity() <= 2 * b->size + 4096) b->spare.swap(batch);
@@ -307,11 +309,13 @@ flush(uint64_t buffer_id, std::chrono::milliseconds timeout)
     if(callback_thread::is_current(b->thread_id.load()))
         return ROCPROFILER_STATUS_ERROR_BUFFER_BUSY;
 
-    uint64_t target = 0;
+    uint64_t target       = 0;
+    uint64_t drops_target = 0; // drops counted before the call are reported too
     {
         std::lock_guard<std::mutex> lock{b->mutex};
         if(b->destroyed) return ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND;
-        target = b->emplaced;
+        target       = b->emplaced;
+        drops_target = b->drops_reported + b->drops_unreported;
         if(b->delivered >= target && b->drops_unreported == 0) return ROCPROFILER_STATUS_SUCCESS;
     }
     // No running callback thread (never started, failed, or stopped at exit): deliver here.
@@ -322,7 +326,8 @@ flush(uint64_t buffer_id, std::chrono::milliseconds timeout)
                                                 ? std::chrono::steady_clock::time_point::max()
                                                 : std::chrono::steady_clock::now() + timeout;
     std::unique_lock<std::mutex> lock{b->mutex};
-    auto                         done = [&] { return b->delivered >= target || b->closed; };
+    auto                         done = [&]
+    { return (b->delivered >= target && b->drops_reported >= drops_target) || b->closed; };
     while(!done())
     {
         auto slice =

@@ -388,3 +388,34 @@ TEST(api, calls_after_finalization)
     EXPECT_EQ(rocprofiler_create_callback_thread(&thr), ROCPROFILER_STATUS_ERROR_FINALIZED);
     rocprofiler::registration::finalize(); // idempotent
 }
+
+TEST(api, loss_stats_arguments)
+{
+    rocprofiler_kfd_loss_stats_t stats{};
+    stats.size = sizeof(stats);
+    EXPECT_EQ(rocprofiler_kfd_get_loss_stats(ROCPROFILER_KFD_ALL_GPUS, nullptr),
+              ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT);
+    stats.size = 4;
+    EXPECT_EQ(rocprofiler_kfd_get_loss_stats(ROCPROFILER_KFD_ALL_GPUS, &stats),
+              ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT);
+    stats.size = sizeof(stats);
+    // Nothing traced (no device here): totals are zero, a GPU id is unknown.
+    EXPECT_EQ(rocprofiler_kfd_get_loss_stats(ROCPROFILER_KFD_ALL_GPUS, &stats),
+              ROCPROFILER_STATUS_SUCCESS);
+    EXPECT_EQ(stats.events_received, 0u);
+    EXPECT_EQ(stats.size, sizeof(stats));
+    EXPECT_EQ(rocprofiler_kfd_get_loss_stats(0x1ea0, &stats),
+              ROCPROFILER_STATUS_ERROR_AGENT_NOT_FOUND);
+    // An older, smaller struct gets the prefix it has room for.
+    struct
+    {
+        uint64_t size, gpu_id, events_received;
+    } prefix{sizeof(prefix), 99, 99};
+    EXPECT_EQ(
+        rocprofiler_kfd_get_loss_stats(ROCPROFILER_KFD_ALL_GPUS,
+                                       reinterpret_cast<rocprofiler_kfd_loss_stats_t*>(&prefix)),
+        ROCPROFILER_STATUS_SUCCESS);
+    EXPECT_EQ(prefix.size, sizeof(prefix));
+    EXPECT_EQ(prefix.gpu_id, 0u);
+    EXPECT_EQ(prefix.events_received, 0u);
+}

@@ -450,3 +450,25 @@ TEST(buffer, without_a_callback_thread_flush_delivers_on_the_flushing_thread)
     ASSERT_EQ(s.records.size(), 1u);
     EXPECT_EQ(s.thread_id, std::this_thread::get_id());
 }
+
+TEST(buffer, flush_waits_until_drops_are_reported)
+{
+    // Records taken by a blocked callback, then more than fit: the overflow is dropped.
+    // flush must return only after a callback reported those drops.
+    sink s;
+    s.gate_open = false;
+    auto id     = make_buffer(s, 4 * sizeof(test_record), 4 * sizeof(test_record),
+                              ROCPROFILER_BUFFER_POLICY_DISCARD);
+    for(int i = 0; i < 4; ++i)
+        ASSERT_TRUE(put(id, 0, i));
+    s.wait_inside();
+    for(int i = 4; i < 8; ++i)
+        ASSERT_TRUE(put(id, 0, i));
+    EXPECT_FALSE(put(id, 0, 8)); // dropped
+    EXPECT_FALSE(put(id, 0, 9)); // dropped
+    s.open_gate();
+    ASSERT_EQ(rb::flush(id), ROCPROFILER_STATUS_SUCCESS);
+    std::lock_guard<std::mutex> lock{s.mutex};
+    EXPECT_EQ(s.records.size(), 8u);
+    EXPECT_EQ(s.drops, 2u);
+}
