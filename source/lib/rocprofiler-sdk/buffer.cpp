@@ -233,11 +233,29 @@ request_pending_deliveries() noexcept
     }
 }
 
+namespace
+{
+thread_local int delivery_depth = 0;
+
+struct delivery_scope
+{
+    delivery_scope() { ++delivery_depth; }
+    ~delivery_scope() { --delivery_depth; }
+};
+} // namespace
+
+bool
+inside_delivery() noexcept
+{
+    return delivery_depth > 0;
+}
+
 void
 deliver(uint64_t buffer_id) noexcept
 {
     auto* b = find(buffer_id);
-    if(b == nullptr) return;
+    if(b == nullptr || inside_delivery()) return; // never nested: it would deadlock
+    delivery_scope              scope;
     std::lock_guard<std::mutex> one_at_a_time{b->delivering};
 
     std::vector<std::byte> batch;

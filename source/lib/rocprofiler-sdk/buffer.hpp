@@ -53,6 +53,9 @@ void close(uint64_t buffer_id) noexcept;
 // Asks for the delivery of every buffer holding records (once callback threads started).
 void request_pending_deliveries() noexcept;
 
+// True while this thread is inside deliver() (e.g. a tool callback that called exit()).
+bool inside_delivery() noexcept;
+
 // Called by the callback thread: hands everything pending to the tool's callback.
 void deliver(uint64_t buffer_id) noexcept;
 

@@ -53,7 +53,7 @@ private:
     int                m_level;
     const char*        m_file;
     int                m_line;
-    fmt::memory_buffer m_text;  // fmt: no locale, no iostream state
+    fmt::memory_buffer m_text; // fmt: no locale, no iostream state
 };
 
 // Makes `cond ? (void)0 : voidify() & line(...) << ...` well-formed.

@@ -170,7 +170,8 @@ discover_tools()
         add_candidate(out, fn, "rocprofiler_force_configure");
     // Loaded once per process: discovery runs at load time and again when initializing,
     // and a library that cannot be loaded is reported once.
-    static auto* listed = [] {
+    static auto* listed = []
+    {
         auto* found = new std::vector<candidate>{};
         find_listed_tools(*found);
         return found;
@@ -285,7 +286,15 @@ finish_client(client& c, bool at_exit)
         auto status = buffer::flush(i, timeout);
         // On this buffer's own callback thread (a finalization deferred from a callback):
         // nothing is being delivered now, so deliver here.
-        if(status == ROCPROFILER_STATUS_ERROR_BUFFER_BUSY) buffer::deliver(i);
+        // (Inside a callback, e.g. exit() called from one, nothing more can be delivered.)
+        if(status == ROCPROFILER_STATUS_ERROR_BUFFER_BUSY)
+        {
+            if(buffer::inside_delivery())
+                ROCP_WARNING << "buffer " << i << ": finalizing from inside a tool callback; "
+                             << "records still buffered are not delivered";
+            else
+                buffer::deliver(i);
+        }
         if(status == ROCPROFILER_STATUS_ERROR)
             ROCP_WARNING << "buffer " << i << " was not delivered within " << timeout.count()
                          << " ms at finalization; the rest of its records are dropped";

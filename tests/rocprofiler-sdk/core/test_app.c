@@ -12,8 +12,8 @@ static void
 say(const char* what, int value)
 {
     char line[128];
-    int  n    = snprintf(line, sizeof(line), "app: %s=%d\n", what, value);
-    (void) !write(1, line, (size_t) n);
+    int  n = snprintf(line, sizeof(line), "app: %s=%d\n", what, value);
+    (void)!write(1, line, (size_t)n);
 }
 
 #ifdef APP_FORCE
@@ -21,16 +21,16 @@ static int
 forced_init(rocprofiler_client_finalize_t fini, void* data)
 {
     rocprofiler_context_id_t ctx = {0};
-    say("forced initialize create_context", (int) rocprofiler_create_context(&ctx));
-    (void) fini;
-    (void) data;
+    say("forced initialize create_context", (int)rocprofiler_create_context(&ctx));
+    (void)fini;
+    (void)data;
     return 0;
 }
 
 static void
 forced_fini(void* data)
 {
-    (void) data;
+    (void)data;
     say("forced finalize", 1);
 }
 
@@ -39,10 +39,10 @@ forced_configure(uint32_t version, const char* rt, uint32_t priority, rocprofile
 {
     static rocprofiler_tool_configure_result_t result = {
         sizeof(rocprofiler_tool_configure_result_t), forced_init, forced_fini, NULL};
-    (void) version;
-    (void) rt;
-    (void) id;
-    say("forced configure priority", (int) priority);
+    (void)version;
+    (void)rt;
+    (void)id;
+    say("forced configure priority", (int)priority);
     return &result;
 }
 #endif
@@ -51,15 +51,15 @@ int
 main(void)
 {
 #ifdef APP_FORCE
-    say("force_configure", (int) rocprofiler_force_configure(forced_configure));
-    say("force_configure again", (int) rocprofiler_force_configure(forced_configure));
+    say("force_configure", (int)rocprofiler_force_configure(forced_configure));
+    say("force_configure again", (int)rocprofiler_force_configure(forced_configure));
 #endif
 #ifdef APP_USES_SDK
     int init = 0;
     rocprofiler_is_initialized(&init);
     say("main is_initialized", init);
     rocprofiler_context_id_t ctx = {0};
-    say("main create_context", (int) rocprofiler_create_context(&ctx));
+    say("main create_context", (int)rocprofiler_create_context(&ctx));
 #endif
 #ifdef APP_FORK
     /* The child lives while the parent's reader is busy, then exits normally (running the
@@ -76,6 +76,10 @@ main(void)
         waitpid(child, &status, 0);
         say("child exit", WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
     }
+#endif
+#ifdef APP_WAIT
+    /* Lives long enough for a tool to end the process from a callback first. */
+    sleep(3);
 #endif
     say("main done", 0);
     return 0;

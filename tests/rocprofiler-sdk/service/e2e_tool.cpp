@@ -12,6 +12,7 @@
 //   E2E_TOGGLE=N       a thread stops and restarts the context N times while events flow
 //   E2E_FINALIZE_AFTER=N  call the SDK's finalize function from inside the callback once N
 //                        records were delivered (the SDK must defer it, not deadlock)
+//   E2E_CALLBACK=slow|throw|hang|exit (exit: calls exit(0) from the first callback)
 //   E2E_CALLBACK=slow|throw|hang  every callback sleeps 50 ms / throws after recording /
 //                                 blocks forever (after recording its batch)
 #include <rocprofiler-sdk/ext/kfd.h>
@@ -153,6 +154,7 @@ on_records(rocprofiler_context_id_t, rocprofiler_buffer_id_t, rocprofiler_record
     auto call = ++callbacks;
     if(callback_mode == "slow") std::this_thread::sleep_for(std::chrono::milliseconds{50});
     if(callback_mode == "throw") throw std::runtime_error("tool callback failure");
+    if(callback_mode == "exit") exit(0); // an application exiting from a callback
     if(callback_mode == "hang")
         for(;;)
             std::this_thread::sleep_for(std::chrono::seconds{1});

@@ -31,6 +31,7 @@ const std::string emulator = ROCP_TEST_EMULATOR;
 const std::string tool     = ROCP_TEST_E2E_TOOL;
 const std::string app      = ROCP_TEST_APP_PLAIN;
 const std::string fork_app = ROCP_TEST_APP_FORK;
+const std::string wait_app = ROCP_TEST_APP_WAIT;
 
 struct run_output
 {
@@ -447,4 +448,19 @@ TEST(service_e2e, kernel_fifo_drops_show_up_as_saturated_reads)
     EXPECT_EQ(out.stats["received"], queued);
     if(dropped == 0) GTEST_SKIP() << "the reader kept up with the emulator: no drop to detect";
     EXPECT_GT(out.stats["saturations"], 0u) << "emulator dropped " << dropped;
+}
+
+TEST(service_e2e, exit_called_from_inside_a_callback_finishes_cleanly)
+{
+    std::string printed;
+    auto        start = std::chrono::steady_clock::now();
+    auto        out =
+        replay(many_faults_log(2000, "lossless"), {{"E2E_CALLBACK", "exit"}}, wait_app, &printed);
+    auto took = std::chrono::steady_clock::now() - start;
+    EXPECT_EQ(out.exit_code, 0) << printed;
+    EXPECT_LT(took, std::chrono::milliseconds{2500}); // before the app's 3 s sleep ended
+    EXPECT_EQ(printed.find("app: main done"), std::string::npos) << printed;
+    EXPECT_EQ(out.values["callbacks"], "1"); // the tool's finalize ran (it wrote the file)
+    EXPECT_EQ(printed.find("FINALIZED TWICE"), std::string::npos) << printed;
+    EXPECT_FALSE(out.records.empty()); // what the callback recorded before exiting
 }
