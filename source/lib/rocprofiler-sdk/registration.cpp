@@ -31,7 +31,6 @@ struct client
 {
     uint32_t                      id = 0;
     std::string                   source; // where the tool was found, for log lines
-    rocprofiler_configure_func_t  configure  = nullptr;
     rocprofiler_client_id_t*      client_id  = nullptr;
     rocprofiler_tool_initialize_t initialize = nullptr;
     rocprofiler_tool_finalize_t   finalize   = nullptr;
@@ -44,7 +43,6 @@ struct client
 std::atomic<int>      current{static_cast<int>(phase::uninitialized)};
 std::atomic<uint32_t> configuring{UINT32_MAX};
 std::atomic<bool>     forked_child{false};
-std::atomic<pid_t>    initialized_pid{0};
 std::atomic<bool>     deferred_finalizations{false};
 
 std::recursive_mutex&
@@ -188,7 +186,6 @@ configure_tool(const candidate& found, uint32_t priority)
     auto* c      = new client{};
     c->id        = static_cast<uint32_t>(clients().size()) + 1;
     c->source    = found.source;
-    c->configure = found.fn;
     c->client_id = new rocprofiler_client_id_t{nullptr, c->id};
     clients().push_back(c);
 
@@ -474,7 +471,6 @@ initialize() noexcept
         std::lock_guard<std::recursive_mutex> lock{life_mutex()};
         if(current_phase() != phase::uninitialized) return;
         set_phase(phase::initializing);
-        initialized_pid.store(getpid());
         register_exit_handlers();
         auto found = discover_tools();
         for(size_t i = 0; i < found.size(); ++i)
