@@ -114,12 +114,13 @@ protected:
 
     std::string stats_path() const { return dir.file("stats.json"); }
 
+    // timeout_s: tests of what used to hang use a short one, so that they fail quickly.
     child_result probe(const std::string& log_path, const std::vector<std::string>& commands,
-                       env_map extra = {})
+                       env_map extra = {}, int timeout_s = 60)
     {
         extra.emplace("KFD_EMULATOR_STATS", stats_path());
         extra.emplace("TMPDIR", dir.path());
-        return run_probe(log_path, commands, extra);
+        return run_probe(log_path, commands, extra, true, timeout_s);
     }
 
     json stats()

@@ -24,10 +24,22 @@
 //                                        every SMI fd, as the SDK does
 //   forkfresh:<gpu hex>:<idle ms>        a forked child opens /dev/kfd itself and drains
 //   exitnow                              return from main at once (atexit handlers run)
+//   vforkclose:<k>                       a vfork() child closes client k, then _exit()s
+//   closerange:<k>                       close_range(fd of client k, ~0): behind our back
+//   fillfds:<k>:<n>                      dup2 /dev/null onto every free fd of the n numbers
+//                                        from client k's fd on (reuses closed numbers)
+//   checkfds                             how many of those fds are no longer open
+//   errnoopen                            set errno to EDOM, open /dev/kfd, print errno
+//   epollet:<k>  epwait:<ms>             add client k to an EPOLLET epoll / wait, print count
+//   spawn:<cmd>,<cmd>...                 fork and exec this program with those commands
+//   selfkill                             die by SIGKILL (no exit handlers run)
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
+#include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -52,6 +64,9 @@ namespace abi = rocprofiler::kfd_abi;
 
 int              g_kfd = -1;
 std::vector<int> g_clients;
+std::vector<int> g_filled; // fds made by fillfds
+int              g_epoll = -1;
+std::string      g_self; // argv[0]
 
 void
 say(const std::string& line)
@@ -94,6 +109,8 @@ errno_text(int error)
         return "EPERM";
     case ENOMEM:
         return "ENOMEM";
+    case EDOM:
+        return "EDOM";
     default:
         return "E" + std::to_string(error);
     }
@@ -409,6 +426,59 @@ do_fork_fresh(const std::string& gpu, int idle_ms)
     say("forkfresh done " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1));
 }
 
+void
+do_vfork_close(const std::string& k)
+{
+    int   fd    = client_fd(k);
+    pid_t child = vfork();
+    if(child == 0)
+    {
+        close(fd); // the emulator sees another pid sharing the parent's memory
+        _exit(0);
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    say("vforkclose done " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1));
+}
+
+void
+do_fill_fds(const std::string& k, int count)
+{
+    int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    int first   = client_fd(k);
+    for(int fd = first; fd < first + count; ++fd)
+        if(fd != devnull && fcntl(fd, F_GETFD) < 0 && dup2(devnull, fd) == fd)
+            g_filled.push_back(fd);
+    say("fillfds " + std::to_string(g_filled.size()));
+}
+
+void
+do_spawn(const std::string& list)
+{
+    std::vector<std::string> words{g_self};
+    size_t                   start = 0;
+    while(start <= list.size())
+    {
+        size_t comma = list.find(',', start);
+        if(comma == std::string::npos) comma = list.size();
+        words.push_back(list.substr(start, comma - start));
+        start = comma + 1;
+    }
+    std::vector<char*> argv;
+    for(auto& w : words)
+        argv.push_back(w.data());
+    argv.push_back(nullptr);
+    pid_t child = fork();
+    if(child == 0)
+    {
+        execv("/proc/self/exe", argv.data());
+        _exit(127);
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    say("spawn done " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1));
+}
+
 bool
 run(const std::string& word)
 {
@@ -475,6 +545,44 @@ run(const std::string& word)
         pthread_atfork(nullptr, nullptr, close_clients_in_child);
     else if(cmd == "forkfresh")
         do_fork_fresh(arg(1), static_cast<int>(num(2)));
+    else if(cmd == "vforkclose")
+        do_vfork_close(arg(1));
+    else if(cmd == "closerange")
+        say("closerange " +
+            std::to_string(syscall(SYS_close_range, client_fd(arg(1)), ~0u, 0) == 0 ? 0 : errno));
+    else if(cmd == "fillfds")
+        do_fill_fds(arg(1), static_cast<int>(num(2)));
+    else if(cmd == "checkfds")
+    {
+        size_t closed = 0;
+        for(int fd : g_filled)
+            closed += fcntl(fd, F_GETFD) < 0 ? 1 : 0;
+        say("checkfds closed " + std::to_string(closed));
+    }
+    else if(cmd == "errnoopen")
+    {
+        errno  = EDOM;
+        int fd = open(abi::device_path, O_RDWR | O_CLOEXEC);
+        say(std::string("errnoopen ") + (fd >= 0 ? "ok " : "err ") + errno_text(errno));
+        if(fd >= 0) g_kfd = fd;
+    }
+    else if(cmd == "epollet")
+    {
+        if(g_epoll < 0) g_epoll = epoll_create1(EPOLL_CLOEXEC);
+        epoll_event ev{};
+        ev.events  = EPOLLIN | EPOLLET;
+        ev.data.fd = client_fd(arg(1));
+        say("epollet " + std::to_string(epoll_ctl(g_epoll, EPOLL_CTL_ADD, ev.data.fd, &ev)));
+    }
+    else if(cmd == "epwait")
+    {
+        epoll_event ev{};
+        say("epwait " + std::to_string(epoll_wait(g_epoll, &ev, 1, static_cast<int>(num(1)))));
+    }
+    else if(cmd == "spawn")
+        do_spawn(word.substr(6));
+    else if(cmd == "selfkill")
+        raise(SIGKILL);
     else if(cmd == "exitnow")
         return false;
     else
@@ -486,6 +594,7 @@ run(const std::string& word)
 int
 main(int argc, char** argv)
 {
+    g_self = argv[0];
     for(int i = 1; i < argc; ++i)
         if(!run(argv[i])) break;
     return 0;

@@ -148,11 +148,11 @@ run_child(const std::string& program, const std::vector<std::string>& args, cons
 
 child_result
 run_probe(const std::string& log, const std::vector<std::string>& commands, env_map extra,
-          bool preload)
+          bool preload, int timeout_s)
 {
     if(preload) extra["LD_PRELOAD"] = emulator_library();
     if(!log.empty()) extra["KFD_EMULATOR_LOG"] = log;
-    return run_child(probe_program(), commands, extra);
+    return run_child(probe_program(), commands, extra, timeout_s);
 }
 
 std::vector<std::string>

@@ -45,7 +45,7 @@ child_result run_child(const std::string& program, const std::vector<std::string
 
 // Runs the probe with the emulator preloaded and KFD_EMULATOR_LOG=log (when not empty).
 child_result run_probe(const std::string& log, const std::vector<std::string>& commands,
-                       env_map extra = {}, bool preload = true);
+                       env_map extra = {}, bool preload = true, int timeout_s = 60);
 
 // Lines of a probe run starting with prefix ("drain 0 "), with the prefix removed.
 std::vector<std::string> lines_with(const child_result& result, const std::string& prefix);

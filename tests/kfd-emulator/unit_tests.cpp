@@ -5,10 +5,12 @@
 #include "byte_fifo.hpp"
 #include "config.hpp"
 #include "line_format.hpp"
+#include "stats_json.hpp"
 
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -341,6 +343,81 @@ TEST(LoadConfig, MissingLogIsAnError)
     file_io     io{::open, ::read, ::close};
     EXPECT_FALSE(load_config("/nonexistent/kfd.log", io, cfg, error));
     EXPECT_NE(error.find("cannot open"), std::string::npos);
+}
+
+TEST_F(LogScan, OverLongLinesAreNotUsedByTheScan)
+{
+    // Cut at max_line, the first line still reads as an event with a time, and the
+    // directive as a GPU: neither may count.
+    config cfg = load("e 5000 -77 " + std::string(5000, 'x') + "\n" + "#@ gpu abcd" +
+                      std::string(5000, ' ') + "\n" + "9 6000 -88 fc7d 2\n");
+    EXPECT_EQ(cfg.first_ns, 6000);
+    ASSERT_EQ(cfg.gpus.size(), 1u);
+    EXPECT_EQ(cfg.gpus[0].gpu_id, 0xfc7du);
+    EXPECT_EQ(cfg.unroutable, 1u);
+    ASSERT_EQ(cfg.warnings.size(), 1u);
+    EXPECT_NE(cfg.warnings[0].find("directive too long"), std::string::npos);
+}
+
+TEST_F(LogScan, WarningsAreCappedInNumberAndLength)
+{
+    std::string text = "#@ nonsense " + std::string(2000, 'y') + "\n";
+    for(int i = 0; i < 149; ++i)
+        text += "#@ nonsense\n";
+    config cfg = load(text);
+    EXPECT_EQ(cfg.warnings.size(), max_warnings);
+    EXPECT_EQ(cfg.warnings_omitted, 150u - max_warnings);
+    EXPECT_LE(cfg.warnings[0].size(), max_warning_text + 3);
+}
+
+TEST(LoadConfig, LogThatIsNotARegularFileIsAnError)
+{
+    std::string fifo = "/tmp/kfd-emulator-unit-fifo-" + std::to_string(getpid());
+    ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+    config      cfg;
+    std::string error;
+    file_io     io{::open, ::read, ::close};
+    EXPECT_FALSE(load_config(fifo, io, cfg, error)); // returns at once: no writer needed
+    unlink(fifo.c_str());
+    EXPECT_NE(error.find("not a regular file"), std::string::npos) << error;
+}
+
+// Strict UTF-8 check (what JSON parsers require).
+bool
+valid_utf8(const std::string& text)
+{
+    for(size_t i = 0; i < text.size();)
+    {
+        unsigned char c = static_cast<unsigned char>(text[i]);
+        size_t        n = c < 0x80                 ? 1
+                          : c >= 0xc2 && c <= 0xdf ? 2
+                          : c >= 0xe0 && c <= 0xef ? 3
+                          : c >= 0xf0 && c <= 0xf4 ? 4
+                                                   : 0;
+        if(n == 0 || i + n > text.size()) return false;
+        for(size_t k = 1; k < n; ++k)
+            if((static_cast<unsigned char>(text[i + k]) & 0xc0) != 0x80) return false;
+        i += n;
+    }
+    return true;
+}
+
+TEST(StatsJson, AnyBytesOfTheLogGiveValidJson)
+{
+    config cfg;
+    cfg.warnings         = {"bad \xff\xfe bytes", "cut \xc3", "kept \xc3\xa9", "ctl \x7f"};
+    cfg.warnings_omitted = 7;
+    cfg.log_path         = "/tmp/\xe9.log";
+    stats_input in;
+    in.cfg         = &cfg;
+    std::string js = stats_to_json(in);
+    EXPECT_TRUE(valid_utf8(js)) << js;
+    EXPECT_NE(js.find("bad \\u00ff\\u00fe bytes"), std::string::npos) << js;
+    EXPECT_NE(js.find("cut \\u00c3\""), std::string::npos) << js;
+    EXPECT_NE(js.find("kept \xc3\xa9"), std::string::npos) << js;
+    EXPECT_NE(js.find("ctl \\u007f"), std::string::npos) << js;
+    EXPECT_NE(js.find("\"/tmp/\\u00e9.log\""), std::string::npos) << js;
+    EXPECT_NE(js.find("\"warnings_omitted\":7"), std::string::npos) << js;
 }
 
 TEST(ErrnoNames, RoundTrip)

@@ -48,7 +48,8 @@ struct cli
     options     opts;
     std::string output = "-";
     std::string expect;
-    std::string pace;
+    std::string pace;     // the directive's words
+    std::string pace_arg; // as given to --pace
     std::string timestamps;
     unsigned    fifo = 0;
     bool        raw  = false;
@@ -123,11 +124,23 @@ parse(int argc, char** argv)
         else if(arg == "--start-ns")
             c.opts.start_ns = number(arg, value(), 0, 1ull << 62);
         else if(arg == "--gfx")
+        {
+            // Written into '#@ gpu' lines and the emulated topology: one plain word.
             c.opts.gfx = value();
+            if(c.opts.gfx.empty() ||
+               c.opts.gfx.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                            "abcdefghijklmnopqrstuvwxyz"
+                                            "0123456789_-") != std::string::npos)
+                fail("--gfx: expected letters, digits, '_' or '-' (like gfx90a), got '" +
+                     c.opts.gfx + "'");
+        }
         else if(arg == "--process-events")
             c.opts.process_events = true;
         else if(arg == "--pace")
-            c.pace = pace_directive(value());
+        {
+            c.pace_arg = value();
+            c.pace     = pace_directive(c.pace_arg);
+        }
         else if(arg == "--timestamps")
         {
             c.timestamps = value();
@@ -154,10 +167,20 @@ header(const cli& c, const workload& w)
 {
     const options& o = c.opts;
     char           hex[16];
-    std::string    text = "# rocprof-kfd-gen --scenario " + std::string(scenario_name(o.scenario)) +
+    // Every option that shapes the log, defaults included, so that the same command line
+    // writes the same log again (--output and --expect name files, not content).
+    std::string text = "# rocprof-kfd-gen --scenario " + std::string(scenario_name(o.scenario)) +
                        " --era " + era_name(o.era) + " --gpus " + std::to_string(o.gpus) +
                        " --events " + std::to_string(o.events) + " --seed " +
-                       std::to_string(o.seed) + "\n";
+                       std::to_string(o.seed);
+    if(o.pid != 0) text += " --pid " + std::to_string(o.pid);
+    text += " --other-pids " + std::to_string(o.other_pids) + " --start-ns " +
+            std::to_string(o.start_ns) + " --gfx " + o.gfx;
+    if(o.process_events) text += " --process-events";
+    if(!c.pace_arg.empty()) text += " --pace " + c.pace_arg;
+    if(!c.timestamps.empty()) text += " --timestamps " + c.timestamps;
+    if(c.fifo != 0) text += " --fifo " + std::to_string(c.fifo);
+    text += "\n";
     for(uint32_t id : w.gpu_ids)
     {
         std::snprintf(hex, sizeof(hex), "%x", id);

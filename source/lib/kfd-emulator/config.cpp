@@ -4,6 +4,7 @@
 #include "common/kfd_abi.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -74,8 +75,7 @@ parse_gpu_id(std::string_view text, uint32_t& gpu_id)
 void
 warn(config& cfg, uint64_t line_number, std::string_view line, const char* why)
 {
-    cfg.warnings.push_back("line " + std::to_string(line_number) + ": " + why + ": " +
-                           std::string(line));
+    add_warning(cfg, "line " + std::to_string(line_number) + ": " + why + ": " + std::string(line));
 }
 
 // One handler per directive keyword; each returns the reason it was rejected, or null.
@@ -328,10 +328,22 @@ template <typename Fn>
 bool
 for_each_line(const std::string& path, const file_io& io, std::string& error, Fn&& fn)
 {
-    int fd = io.open_fn(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: opening a FIFO must not wait for a writer. The log is read twice (and
+    // again by the producer), so it must be a regular file, not a FIFO or a pipe.
+    int fd = io.open_fn(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if(fd < 0)
     {
         error = "cannot open the log " + path + ": " + std::strerror(errno);
+        return false;
+    }
+    struct stat st
+    {
+    };
+    if(fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+    {
+        io.close_fn(fd);
+        error = "the log " + path +
+                " is not a regular file (a FIFO or a pipe cannot be read more than once)";
         return false;
     }
     line_reader reader(fd, io.read_fn);
@@ -349,6 +361,18 @@ for_each_line(const std::string& path, const file_io& io, std::string& error, Fn
     return true;
 }
 } // namespace
+
+void
+add_warning(config& cfg, std::string text)
+{
+    if(cfg.warnings.size() >= max_warnings)
+    {
+        ++cfg.warnings_omitted;
+        return;
+    }
+    if(text.size() > max_warning_text) text = text.substr(0, max_warning_text) + "...";
+    cfg.warnings.push_back(std::move(text));
+}
 
 long
 config::gpu_index(uint32_t gpu_id) const
@@ -457,10 +481,16 @@ load_config(const std::string& path, const file_io& io, config& cfg, std::string
 
     first_pass seen;
     bool       ok = for_each_line(path, io, error,
-                                  [&](uint64_t n, std::string_view line, bool)
+                                  [&](uint64_t n, std::string_view line, bool too_long)
                                   {
                                 cfg.line_count = n;
-                                if(is_directive(line))
+                                // A line cut at max_line is neither a directive nor an event.
+                                if(too_long)
+                                {
+                                    if(is_directive(line))
+                                        warn(cfg, n, line.substr(0, 60), "directive too long");
+                                }
+                                else if(is_directive(line))
                                     apply_directive(line, n, cfg);
                                 else if(!is_blank(line) && line[0] != '#')
                                 {
@@ -484,10 +514,10 @@ load_config(const std::string& path, const file_io& io, config& cfg, std::string
     }
     for(const auto& fault : cfg.vanish_faults)
         if(cfg.gpu_index(fault.gpu_id) < 0)
-            cfg.warnings.push_back("fault vanish names a GPU that is not emulated");
+            add_warning(cfg, "fault vanish names a GPU that is not emulated");
     for(const auto& fault : cfg.smi_faults)
         if(cfg.gpu_index(fault.gpu_id) < 0)
-            cfg.warnings.push_back("fault smi names a GPU that is not emulated");
+            add_warning(cfg, "fault smi names a GPU that is not emulated");
 
     // Second pass, with the final GPU list: how many lines each GPU gets.
     cfg.lines_per_gpu.assign(cfg.gpus.size(), 0);

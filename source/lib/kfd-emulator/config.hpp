@@ -62,6 +62,9 @@ inline constexpr uint32_t default_version_minor = 17;
 inline constexpr size_t   min_fifo_bytes        = 96;
 inline constexpr size_t   max_fifo_bytes        = 1u << 20;
 inline constexpr size_t   max_gpus              = 64;
+// Warnings kept (the rest are only counted), and the length each one is cut to.
+inline constexpr size_t max_warnings     = 100;
+inline constexpr size_t max_warning_text = 300;
 
 struct config
 {
@@ -92,7 +95,9 @@ struct config
     uint64_t                 event_lines  = 0; // lines that are events (routable or not)
     uint64_t                 unroutable   = 0; // malformed, or for a GPU not emulated
     std::vector<uint64_t>    lines_per_gpu;
-    std::vector<std::string> warnings;
+    std::vector<std::string> warnings;             // at most max_warnings
+    uint64_t                 warnings_omitted = 0; // those beyond
+    std::string              load_error;           // why the log cannot be replayed, if so
 
     long gpu_index(uint32_t gpu_id) const;
     int  smi_error(uint32_t gpu_id) const; // 0 when the SMI ioctl succeeds for it
@@ -129,6 +134,9 @@ struct file_io
 // Reads the directives and scans the log. Returns false (and error) when the log cannot be
 // read; bad directives only add warnings.
 bool load_config(const std::string& path, const file_io& io, config& out, std::string& error);
+
+// Adds a warning, keeping at most max_warnings of max_warning_text bytes each.
+void add_warning(config& cfg, std::string text);
 
 // Applies one directive line (starting with "#@") to cfg; adds a warning when it is invalid.
 void apply_directive(std::string_view line, uint64_t line_number, config& cfg);

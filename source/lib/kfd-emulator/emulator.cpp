@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -58,10 +59,26 @@ enum fd_mark : uint8_t
     mark_inherited_smi    = 4,
 };
 std::atomic<uint8_t> g_fd_marks[max_tracked_fd];
-std::atomic<int>     g_token_of[max_tracked_fd]; // our socket end of the SMI fd, plus 1
+std::atomic<int>     g_token_of[max_tracked_fd];  // our socket end of the SMI fd, plus 1
+std::atomic<ino_t>   g_token_ino[max_tracked_fd]; // its inode, checked before closing it
 // The process the state belongs to; another pid means we are a forked child.
 std::atomic<pid_t> g_state_pid{0};
 std::atomic<int>   g_adopting{0};
+// The process whose memory this is: set at load and in a fork child. A vfork() child or a
+// raw clone() shares the memory under another pid: it must change nothing here.
+std::atomic<pid_t> g_process_pid{0};
+// Set on the forking thread by the fork prepare handler, cleared by the parent handler: only
+// a real fork child (a copy of that thread) finds it set. vfork() runs no fork handlers.
+// initial-exec: a preloaded library has static TLS, and needs no __tls_get_addr (ld.so).
+__thread bool t_forking __attribute__((tls_model("initial-exec"))) = false;
+
+// Our socket ends are moved to numbers at least this high, away from the low numbers a
+// program reuses after closing ours behind our back (close_range).
+constexpr int token_fd_floor = 900;
+
+// Bounds of the exit wait (ms): without progress, and in all (so that exit always ends).
+constexpr long default_exit_timeout_ms = 5000;
+constexpr long default_exit_max_ms     = 60000;
 
 // Closed clients kept per GPU for the statistics; older closed ones are forgotten (counted).
 constexpr size_t max_clients_kept = 256;
@@ -71,10 +88,12 @@ struct client
     client(size_t gpu_index, size_t fifo_bytes) : gpu(gpu_index), fifo(fifo_bytes) {}
 
     size_t       gpu;
-    int          fd       = -1; // handed out: one end of a socketpair
-    int          token_fd = -1; // ours: writes a byte to fd while the FIFO is non-empty
-    pid_t        pid      = 0;  // tgid of the process that made the SMI ioctl
-    uint64_t     mask     = 0;
+    int          fd        = -1; // handed out: one end of a socketpair
+    int          token_fd  = -1; // ours: writes a byte to fd while the FIFO is non-empty
+    ino_t        fd_ino    = 0;  // the sockets' inodes: the numbers may be reused behind our
+    ino_t        token_ino = 0;  // back (close_range), so each use checks them first
+    pid_t        pid       = 0;  // tgid of the process that made the SMI ioctl
+    uint64_t     mask      = 0;
     byte_fifo    fifo;
     bool         token      = false;
     bool         closed     = false;
@@ -126,8 +145,10 @@ struct emulator
 {
     bool                               ready = false;
     config                             cfg;
-    std::string                        stats_path;
-    long                               exit_timeout_ms = 5000;
+    long                               exit_timeout_ms = default_exit_timeout_ms;
+    long                               exit_max_ms     = default_exit_max_ms;
+    std::string                        stats_target;         // where this process writes its stats
+    pid_t                              stats_target_pid = 0; // the process that chose it
     topology_tree                      topology;
     pid_t                              topology_owner    = 0; // only its creator removes it
     std::mutex*                        mu                = nullptr;
@@ -141,26 +162,49 @@ emulator*      g_emu       = nullptr;
 pthread_once_t g_init_once = PTHREAD_ONCE_INIT;
 // The process this library image was loaded into (a forked child has another pid).
 pid_t g_image_pid = 0;
-// KFD_EMULATOR_LOG made absolute at load time, so a later chdir() does not lose the log.
+// KFD_EMULATOR_LOG and KFD_EMULATOR_STATS made absolute at load time, so that a later
+// chdir() changes neither.
 char g_log_path[4096];
+char g_stats_path[4096];
+
+void
+absolute_path(const char* variable, char (&out)[4096])
+{
+    const char* value = std::getenv(variable);
+    if(out[0] != '\0' || value == nullptr || *value == '\0') return;
+    char cwd[2048] = "";
+    bool relative  = value[0] != '/' && getcwd(cwd, sizeof(cwd)) != nullptr;
+    int  n         = relative ? std::snprintf(out, sizeof(out), "%s/%s", cwd, value)
+                              : std::snprintf(out, sizeof(out), "%s", value);
+    if(n < 0 || static_cast<size_t>(n) >= sizeof(out)) out[0] = '\0';
+}
+
+void fork_prepare();
+void fork_parent();
+void fork_child();
 
 void
 remember_process_start()
 {
     if(g_image_pid == 0) g_image_pid = getpid();
+    pid_t none = 0;
+    g_process_pid.compare_exchange_strong(none, getpid());
     const char* log = std::getenv("KFD_EMULATOR_LOG");
-    if(g_log_path[0] != '\0' || log == nullptr || *log == '\0') return;
-    char cwd[2048] = "";
-    bool relative  = log[0] != '/' && getcwd(cwd, sizeof(cwd)) != nullptr;
-    int  n         = relative ? std::snprintf(g_log_path, sizeof(g_log_path), "%s/%s", cwd, log)
-                              : std::snprintf(g_log_path, sizeof(g_log_path), "%s", log);
-    if(n < 0 || static_cast<size_t>(n) >= sizeof(g_log_path)) g_log_path[0] = '\0';
+    if(log == nullptr || *log == '\0') return; // disabled: do nothing at all
+    absolute_path("KFD_EMULATOR_LOG", g_log_path);
+    absolute_path("KFD_EMULATOR_STATS", g_stats_path);
+    // At load, so that every fork() of the process, even before its first /dev/kfd open,
+    // marks its child as one.
+    static std::atomic<bool> registered{false};
+    if(!registered.exchange(true)) pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
 
 __attribute__((constructor)) void
 at_load()
 {
+    int saved = errno;
     remember_process_start();
+    errno = saved;
 }
 
 void
@@ -197,6 +241,30 @@ env_long(const char* name, long fallback)
 // become inert, see device_read), and closes its copies of our private socket ends so that the
 // parent's POLLHUP still works. Only the lock-free marks are read for that.
 
+// True when fd is still the socket with inode ino.
+bool
+is_our_socket(int fd, ino_t ino)
+{
+    struct stat st
+    {
+    };
+    return fd >= 0 && ino != 0 && fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_ino == ino;
+}
+
+// True when this memory belongs to the calling process (or to a fork child that has not yet
+// taken it over); false in a vfork() or clone() child that shares it with its parent.
+bool
+own_process()
+{
+    pid_t me    = getpid();
+    pid_t owner = g_process_pid.load(std::memory_order_acquire);
+    if(owner == me) return true;
+    if(owner != 0 && !t_forking) return false;
+    t_forking = false;
+    g_process_pid.store(me, std::memory_order_release);
+    return true;
+}
+
 void
 adopt_after_fork()
 {
@@ -210,33 +278,50 @@ adopt_after_fork()
         if(mark == mark_device) g_fd_marks[fd].store(mark_inherited_device);
         if(mark == mark_smi) g_fd_marks[fd].store(mark_inherited_smi);
         int token = g_token_of[fd].exchange(0);
-        if(token > 0) libc().close(token - 1);
+        if(token > 0 && is_our_socket(token - 1, g_token_ino[fd].load())) libc().close(token - 1);
     }
 }
 
-// Called first by every entry point that uses the state.
-void
+// Called first by every entry point that uses the state. Returns false in a process that
+// shares this memory without being a fork child (vfork, clone): it must not use the state.
+bool
 adopt_if_forked()
 {
+    if(!own_process()) return false;
     pid_t me    = getpid();
     pid_t owner = g_state_pid.load(std::memory_order_acquire);
-    if(owner == me || owner == 0 || g_emu == nullptr) return;
+    if(owner == me || owner == 0 || g_emu == nullptr) return true;
     int idle = 0;
     if(g_adopting.compare_exchange_strong(idle, 1))
     {
         adopt_after_fork();
         g_state_pid.store(me, std::memory_order_release);
         g_adopting.store(0);
-        return;
+        return true;
     }
     while(g_state_pid.load(std::memory_order_acquire) != me)
         sched_yield(); // another thread of the child is adopting
+    return true;
+}
+
+void
+fork_prepare()
+{
+    t_forking = true;
+}
+
+void
+fork_parent()
+{
+    t_forking = false;
 }
 
 void
 fork_child()
 {
+    int saved = errno;
     adopt_if_forked();
+    errno = saved;
 }
 
 void
@@ -249,26 +334,27 @@ initialize()
         emu->cv   = new std::condition_variable;
         emu->fds  = new std::unordered_map<int, fd_entry>;
         remember_process_start(); // in case a constructor of another library called us first
-        const char* stats    = std::getenv("KFD_EMULATOR_STATS");
-        emu->stats_path      = stats ? stats : "";
-        emu->exit_timeout_ms = env_long("KFD_EMULATOR_EXIT_TIMEOUT_MS", 5000);
+        emu->exit_timeout_ms = env_long("KFD_EMULATOR_EXIT_TIMEOUT_MS", default_exit_timeout_ms);
+        emu->exit_max_ms     = env_long("KFD_EMULATOR_EXIT_MAX_MS", default_exit_max_ms);
 
         const char* log = g_log_path[0] != '\0' ? g_log_path : std::getenv("KFD_EMULATOR_LOG");
         std::string error;
         file_io     io{libc().open, libc().read, libc().close};
         if(!load_config(log ? log : "", io, emu->cfg, error))
         {
+            emu->cfg.load_error = error;
             report(error + " (emulating a machine without /dev/kfd)");
             g_emu = emu;
             return;
         }
         for(const auto& warning : emu->cfg.warnings)
             report("warning: " + warning);
+        if(emu->cfg.warnings_omitted > 0)
+            report("warning: " + std::to_string(emu->cfg.warnings_omitted) + " more warnings");
         if(emu->cfg.gpus.empty()) report("warning: the log names no GPU");
         if(!write_topology(emu->cfg, emu->topology, error)) report(error);
         emu->topology_owner = getpid();
-        pthread_atfork(nullptr, nullptr, fork_child);
-        emu->ready = true;
+        emu->ready          = true;
         g_state_pid.store(getpid(), std::memory_order_release);
         g_emu = emu;
     }
@@ -281,7 +367,10 @@ initialize()
 emulator*
 ensure_initialized()
 {
+    // The first interposed call must not change the caller's errno.
+    int saved = errno;
     pthread_once(&g_init_once, initialize);
+    errno = saved;
     return g_emu;
 }
 
@@ -297,12 +386,24 @@ drop_token(client& c)
     c.token = false;
 }
 
+// Called for every queued message. The kernel wakes the client's readers for each one, so
+// an edge-triggered epoll reader that has not emptied the FIFO is woken again: the token
+// byte is taken back and sent anew, which is a new edge on the handed-out end.
 void
 raise_token(client& c)
 {
-    if(c.token || c.vanished || c.token_fd < 0) return;
-    send(c.token_fd, "x", 1, MSG_DONTWAIT | MSG_NOSIGNAL);
-    c.token = true;
+    if(c.vanished || c.token_fd < 0) return;
+    if(!is_our_socket(c.token_fd, c.token_ino))
+    {
+        c.token_fd = -1; // closed behind our back: never use (or close) that number again
+        return;
+    }
+    if(c.token)
+    {
+        char byte = 0;
+        if(!is_our_socket(c.fd, c.fd_ino) || recv(c.fd, &byte, 1, MSG_DONTWAIT) != 1) return;
+    }
+    c.token = send(c.token_fd, "x", 1, MSG_DONTWAIT | MSG_NOSIGNAL) == 1;
 }
 
 enum class verdict
@@ -347,9 +448,11 @@ must_wait_for_space(const config& cfg, const gpu_state& gpu, uint32_t id, uint32
     return false;
 }
 
-void
+// Returns how many clients dropped msg because their FIFO was full.
+uint64_t
 deliver(const config& cfg, gpu_state& gpu, uint32_t id, uint32_t pid, const std::string& msg)
 {
+    uint64_t drops = 0;
     ++gpu.n.events_emitted;
     bool any_client = false;
     for(client* c : gpu.clients)
@@ -374,6 +477,7 @@ deliver(const config& cfg, gpu_state& gpu, uint32_t id, uint32_t pid, const std:
             // The kernel drops a message that does not fit, silently.
             ++c->n.dropped_fifo_full;
             ++gpu.n.dropped_fifo_full;
+            ++drops;
             continue;
         }
         ++c->n.queued;
@@ -383,6 +487,7 @@ deliver(const config& cfg, gpu_state& gpu, uint32_t id, uint32_t pid, const std:
         raise_token(*c);
     }
     if(!any_client) ++gpu.n.no_client;
+    return drops;
 }
 
 void
@@ -395,9 +500,10 @@ vanish_gpu(gpu_state& gpu, uint64_t line, bool pollerr)
         if(!is_live(*c)) continue;
         // A byte left unread in our end when it closes makes the peer report POLLERR
         // (ECONNRESET) besides POLLHUP.
-        if(pollerr) send(c->fd, "x", 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+        if(pollerr && is_our_socket(c->fd, c->fd_ino))
+            send(c->fd, "x", 1, MSG_DONTWAIT | MSG_NOSIGNAL);
         if(c->fd >= 0 && c->fd < max_tracked_fd) g_token_of[c->fd].store(0);
-        libc().close(c->token_fd);
+        if(is_our_socket(c->token_fd, c->token_ino)) libc().close(c->token_fd);
         c->token_fd = -1;
         c->vanished = true;
     }
@@ -421,7 +527,7 @@ close_client(client& c)
     c.closed               = true;
     c.n.fifo_bytes_at_exit = c.fifo.size();
     c.fifo.release();
-    if(c.token_fd >= 0) libc().close(c.token_fd);
+    if(is_our_socket(c.token_fd, c.token_ino)) libc().close(c.token_fd);
     c.token_fd = -1;
 }
 
@@ -468,7 +574,7 @@ void
 produce(emulator& emu, session& s)
 {
     const config& cfg = emu.cfg;
-    int           fd  = libc().open(cfg.log_path.c_str(), O_RDONLY | O_CLOEXEC);
+    int           fd  = libc().open(cfg.log_path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if(fd < 0)
     {
         std::lock_guard<std::mutex> lock(*emu.mu);
@@ -508,11 +614,12 @@ produce(emulator& emu, session& s)
             emu.cv->wait_for(lock, std::chrono::milliseconds(100));
         if(s.stop) break;
         ++produced;
-        ++s.progress;
+        // An event dropped because nobody reads is no progress for the exit wait.
         if(gpu.vanished)
             ++gpu.n.after_vanish;
-        else
-            deliver(cfg, gpu, c.event.id, pid, msg);
+        else if(deliver(cfg, gpu, c.event.id, pid, msg) != 0)
+            --s.progress;
+        ++s.progress;
         emu.cv->notify_all();
     }
     libc().close(fd);
@@ -587,11 +694,17 @@ all_drained(const session& s)
     return true;
 }
 
+// Waits until the log is delivered and read: "complete", "timeout" (no progress for
+// exit_timeout_ms), "limit" (exit_max_ms reached, counted from limit_start), "skipped"
+// (exit_timeout_ms is 0) or "not-started".
 const char*
-wait_at_exit(emulator& emu, session& s, std::unique_lock<std::mutex>& lock)
+wait_at_exit(emulator& emu, session& s, std::unique_lock<std::mutex>& lock,
+             steady::time_point limit_start)
 {
     if(!s.producer_started) return "not-started";
+    if(emu.exit_timeout_ms == 0) return "skipped";
     auto               timeout  = std::chrono::milliseconds(emu.exit_timeout_ms);
+    steady::time_point limit    = limit_start + std::chrono::milliseconds(emu.exit_max_ms);
     uint64_t           last     = s.progress;
     steady::time_point deadline = steady::now() + timeout;
     while(!(s.producer_finished && all_drained(s)))
@@ -603,8 +716,10 @@ wait_at_exit(emulator& emu, session& s, std::unique_lock<std::mutex>& lock)
             last     = s.progress;
             deadline = now + timeout;
         }
-        // A producer sleeping for its schedule (realtime, rate) is making progress.
-        if(s.sleeping) deadline = std::max(deadline, s.sleep_until + timeout);
+        // A producer sleeping for its schedule (realtime, rate) makes progress only while
+        // the reader keeps up: an unread event left in a FIFO means nobody reads.
+        if(s.sleeping && all_drained(s)) deadline = std::max(deadline, s.sleep_until + timeout);
+        if(now >= limit) return "limit";
         if(now >= deadline) return "timeout";
     }
     return "complete";
@@ -657,29 +772,97 @@ write_stats_file(const std::string& path, const std::string& text)
     unlink(tmp.c_str());
 }
 
+// The pid written in a statistics file ("pid":N), 0 when there is none.
+pid_t
+pid_in_stats_file(const std::string& path)
+{
+    int fd = libc().open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if(fd < 0) return 0;
+    struct stat st
+    {
+    };
+    char    buf[8192];
+    ssize_t n =
+        fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? libc().read(fd, buf, sizeof(buf) - 1) : -1;
+    libc().close(fd);
+    if(n <= 0) return 0;
+    buf[n]         = '\0';
+    const char* at = std::strstr(buf, ",\"pid\":"); // a '"' inside a string value is escaped
+    return at ? static_cast<pid_t>(std::strtol(at + 7, nullptr, 10)) : 0;
+}
+
+// Where this process writes its statistics (empty: nowhere). A forked child writes
+// <path>.<pid>; so does any other process (an exec'd program, say) while the process whose
+// pid is in <path> still runs. The first one claims <path> at once with its pid.
+std::string
+claim_stats_path()
+{
+    std::string path = g_stats_path;
+    if(path.empty()) return path;
+    pid_t       me  = getpid();
+    std::string own = path + "." + std::to_string(me);
+    if(me != g_image_pid) return own;
+    pid_t other = pid_in_stats_file(path);
+    if(other > 0 && other != me && (kill(other, 0) == 0 || errno == EPERM)) return own;
+    write_stats_file(path, "{\"schema\":\"kfd-emulator-stats/1\",\"pid\":" + std::to_string(me) +
+                               ",\"state\":\"running\"}\n");
+    return path;
+}
+
+// Without a usable log the emulator is a machine without /dev/kfd; the statistics say why.
+void
+write_error_stats(emulator& emu)
+{
+    static std::atomic<pid_t> written{0};
+    if(written.exchange(getpid()) == getpid()) return;
+    std::string path = claim_stats_path();
+    if(path.empty()) return;
+    stats_input in;
+    in.cfg       = &emu.cfg;
+    in.pid       = getpid();
+    in.exit_wait = "not-started";
+    write_stats_file(path, stats_to_json(in));
+}
+
 void
 at_process_exit()
 {
     emulator* emu = g_emu;
-    if(emu == nullptr || !emu->ready) return;
-    adopt_if_forked();
+    if(emu == nullptr || !emu->ready || !adopt_if_forked()) return;
     std::string text;
-    std::string path = emu->stats_path;
+    std::string path;
     try
     {
-        std::unique_lock<std::mutex> lock(*emu->mu);
-        session*                     s = emu->current;
+        // exit() may come from a signal handler that interrupted this very thread while it
+        // held the lock: never block on it; after a while give up the wait and the stats.
+        steady::time_point start = steady::now();
+        long lock_ms             = std::min(emu->exit_max_ms, std::max(emu->exit_timeout_ms, 100L));
+        std::unique_lock<std::mutex> lock(*emu->mu, std::defer_lock);
+        while(!lock.try_lock())
+        {
+            if(steady::now() >= start + std::chrono::milliseconds(lock_ms))
+            {
+                report("exit: the emulator stays busy (exit() from a signal handler?): no "
+                       "exit wait, no statistics");
+                return;
+            }
+            timespec pause{0, 1000000};
+            nanosleep(&pause, nullptr);
+        }
+        session* s = emu->current;
         if(s == nullptr || s->pid != getpid()) return;
-        const char* waited = wait_at_exit(*emu, *s, lock);
+        const char* waited = wait_at_exit(*emu, *s, lock, start);
         if(std::strcmp(waited, "timeout") == 0)
             report("exit: gave up waiting for the replay after " +
                    std::to_string(emu->exit_timeout_ms) + " ms without progress");
+        if(std::strcmp(waited, "limit") == 0)
+            report("exit: gave up waiting for the replay after " +
+                   std::to_string(emu->exit_max_ms) + " ms in all (KFD_EMULATOR_EXIT_MAX_MS)");
         s->stop = true; // from here on the counters are final
         emu->cv->notify_all();
-        if(path.empty()) return;
+        if(emu->stats_target_pid != getpid() || emu->stats_target.empty()) return;
+        path = emu->stats_target;
         text = stats_to_json(collect_stats(*emu, *s, waited));
-        // A forked child that opened /dev/kfd itself must not overwrite its parent's file.
-        if(s->pid != g_image_pid) path += "." + std::to_string(s->pid);
     }
     catch(...)
     {
@@ -707,11 +890,20 @@ mark_of(int fd)
 }
 
 // The mark of fd after a forked child adopted its state (mark_none: not ours).
+// In a vfork() or clone() child (shared is set) an fd of ours is treated like one inherited
+// by a fork child, and nothing shared with the parent is changed.
 uint8_t
-checked_mark(int fd)
+checked_mark(int fd, bool& shared)
 {
-    if(mark_of(fd) == mark_none || g_emu == nullptr) return mark_none;
-    adopt_if_forked();
+    shared       = false;
+    uint8_t mark = mark_of(fd);
+    if(mark == mark_none || g_emu == nullptr) return mark_none;
+    if(!adopt_if_forked())
+    {
+        shared = true;
+        return mark == mark_device || mark == mark_inherited_device ? mark_inherited_device
+                                                                    : mark_inherited_smi;
+    }
     return mark_of(fd);
 }
 
@@ -758,7 +950,12 @@ remember_fd(emulator& emu, int fd, fd_entry entry)
     entry.dev      = st.st_dev;
     entry.ino      = st.st_ino;
     (*emu.fds)[fd] = entry;
-    if(entry.kind == fd_kind::smi) g_token_of[fd].store(entry.smi->token_fd + 1);
+    if(entry.kind == fd_kind::smi)
+    {
+        entry.smi->fd_ino = st.st_ino;
+        g_token_ino[fd].store(entry.smi->token_ino);
+        g_token_of[fd].store(entry.smi->token_fd + 1);
+    }
     g_fd_marks[fd].store(entry.kind == fd_kind::smi ? mark_smi : mark_device,
                          std::memory_order_release);
     return true;
@@ -792,16 +989,32 @@ smi_open(emulator& emu, session& s, abi::smi_events_args* args)
 
     int sv[2];
     if(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) return -1;
+    // Our end goes to a high number (see token_fd_floor); below a small RLIMIT_NOFILE, near it.
+    rlimit limit{};
+    int    floor = token_fd_floor;
+    if(getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur <= static_cast<rlim_t>(floor))
+        floor = static_cast<int>(limit.rlim_cur) * 3 / 4;
+    int high = fcntl(sv[1], F_DUPFD_CLOEXEC, floor);
+    if(high >= 0)
+    {
+        libc().close(sv[1]);
+        sv[1] = high;
+    }
     fcntl(sv[1], F_SETFD, FD_CLOEXEC);
     fcntl(sv[1], F_SETFL, O_NONBLOCK);
+    struct stat token_stat
+    {
+    };
+    fstat(sv[1], &token_stat);
     fd_entry entry;
-    entry.kind  = fd_kind::smi;
-    entry.owner = &s;
-    auto* c     = new client(static_cast<size_t>(gpu), emu.cfg.fifo_bytes);
-    c->fd       = sv[0];
-    c->token_fd = sv[1];
-    c->pid      = getpid();
-    entry.smi   = c;
+    entry.kind   = fd_kind::smi;
+    entry.owner  = &s;
+    auto* c      = new client(static_cast<size_t>(gpu), emu.cfg.fifo_bytes);
+    c->fd        = sv[0];
+    c->token_fd  = sv[1];
+    c->token_ino = token_stat.st_ino;
+    c->pid       = getpid();
+    entry.smi    = c;
     if(!remember_fd(emu, sv[0], entry))
     {
         int error = errno;
@@ -874,7 +1087,19 @@ bool
 open_device(const char* path, int flags, int& result)
 {
     if(!enabled() || path == nullptr || std::strcmp(path, abi::device_path) != 0) return false;
+    if(!own_process())
+    {
+        // A vfork() or clone() child: no device of its own, and the parent's state stays as is.
+        result = fail(ENOENT);
+        return true;
+    }
     emulator* emu = ensure_initialized();
+    if(emu != nullptr && !emu->ready)
+    {
+        int saved = errno;
+        write_error_stats(*emu);
+        errno = saved;
+    }
     if(emu == nullptr || !emu->ready)
     {
         result = fail(ENOENT);
@@ -885,12 +1110,22 @@ open_device(const char* path, int flags, int& result)
         result = fail(emu->cfg.open_error);
         return true;
     }
-    adopt_if_forked();
+    if(!adopt_if_forked())
+    {
+        result = fail(ENOENT);
+        return true;
+    }
     std::lock_guard<std::mutex> lock(*emu->mu);
+    int                         saved = errno; // a successful open leaves errno alone
     try
     {
-        session& s  = current_session(*emu);
-        int      fd = memfd_create("kfd-emulator-device", (flags & O_CLOEXEC) ? MFD_CLOEXEC : 0);
+        session& s = current_session(*emu);
+        if(emu->stats_target_pid != getpid())
+        {
+            emu->stats_target     = claim_stats_path();
+            emu->stats_target_pid = getpid();
+        }
+        int fd = memfd_create("kfd-emulator-device", (flags & O_CLOEXEC) ? MFD_CLOEXEC : 0);
         if(fd < 0)
         {
             result = -1;
@@ -909,6 +1144,7 @@ open_device(const char* path, int flags, int& result)
         // Registered now, so it runs before the atexit handlers the SDK registered earlier.
         if(!emu->atexit_registered) emu->atexit_registered = std::atexit(at_process_exit) == 0;
         result = fd;
+        errno  = saved;
     }
     catch(...)
     {
@@ -925,7 +1161,8 @@ topology_redirect(const char* path, std::string& redirected)
     if(std::strncmp(path, "/sys/", 5) != 0) return false;
     std::string unused;
     if(!redirect_topology_path(path, "/", unused)) return false;
-    emulator* emu = ensure_initialized();
+    // A vfork() or clone() child may use a topology that exists but must not create one.
+    emulator* emu = own_process() ? ensure_initialized() : g_emu;
     if(emu == nullptr || !emu->ready) return false;
     return redirect_topology_path(path, emu->topology.root, redirected);
 }
@@ -933,7 +1170,8 @@ topology_redirect(const char* path, std::string& redirected)
 bool
 device_read(int fd, void* buf, size_t count, ssize_t& result)
 {
-    uint8_t mark = checked_mark(fd);
+    bool    shared = false;
+    uint8_t mark   = checked_mark(fd, shared);
     if(mark == mark_none) return false;
     if(mark == mark_inherited_device || mark == mark_inherited_smi)
     {
@@ -955,9 +1193,10 @@ device_read(int fd, void* buf, size_t count, ssize_t& result)
 bool
 device_write(int fd, const void* buf, size_t count, ssize_t& result)
 {
-    uint8_t  mark = checked_mark(fd);
-    uint64_t mask = 0;
-    bool     full = buf != nullptr && count >= sizeof(mask); // the kernel wants all 8 bytes
+    bool     shared = false;
+    uint8_t  mark   = checked_mark(fd, shared);
+    uint64_t mask   = 0;
+    bool     full   = buf != nullptr && count >= sizeof(mask); // the kernel wants all 8 bytes
     if(mark == mark_none) return false;
     if(mark == mark_inherited_device || mark == mark_inherited_smi)
     {
@@ -987,7 +1226,8 @@ device_write(int fd, const void* buf, size_t count, ssize_t& result)
 bool
 device_ioctl(int fd, unsigned long request, void* arg, int& result)
 {
-    uint8_t mark = checked_mark(fd);
+    bool    shared = false;
+    uint8_t mark   = checked_mark(fd, shared);
     if(mark == mark_none) return false;
     if(mark == mark_inherited_device || mark == mark_inherited_smi)
     {
@@ -1029,11 +1269,13 @@ device_ioctl(int fd, unsigned long request, void* arg, int& result)
 bool
 device_close(int fd, int& result)
 {
-    uint8_t mark = checked_mark(fd);
+    bool    shared = false;
+    uint8_t mark   = checked_mark(fd, shared);
     if(mark == mark_none) return false;
     if(mark == mark_inherited_device || mark == mark_inherited_smi)
     {
-        g_fd_marks[fd].store(mark_none, std::memory_order_release);
+        // A vfork() child closes its own copy of the fd; the parent's mark stays.
+        if(!shared) g_fd_marks[fd].store(mark_none, std::memory_order_release);
         result = libc().close(fd);
         return true;
     }

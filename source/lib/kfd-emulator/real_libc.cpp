@@ -39,12 +39,24 @@ resolve_all()
     resolve(g_functions.fopen, "fopen");
     resolve(g_functions.fopen64, "fopen64");
 }
+
+// Resolved at load, so that no interposed call (say, close() in a vfork child or in a signal
+// handler) has to run dlsym(); the lazy path stays for calls that come before this.
+__attribute__((constructor)) void
+resolve_at_load()
+{
+    int saved = errno;
+    pthread_once(&g_resolve_once, resolve_all);
+    errno = saved;
+}
 } // namespace
 
 const libc_functions&
 libc()
 {
+    int saved = errno; // dlsym() may change it: the caller's errno stays as it was
     pthread_once(&g_resolve_once, resolve_all);
+    errno = saved;
     return g_functions;
 }
 

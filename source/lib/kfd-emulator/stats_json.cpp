@@ -76,26 +76,70 @@ private:
         if(!first_) text += ',';
         first_ = false;
     }
+    // Log text may hold any bytes: valid UTF-8 is kept, every other byte becomes \u00XX, so
+    // that the file always parses.
     void string_value(const std::string& v)
     {
         text += '"';
-        for(unsigned char c : v)
+        for(size_t i = 0; i < v.size(); ++i)
         {
+            unsigned char c = static_cast<unsigned char>(v[i]);
             if(c == '"' || c == '\\')
             {
                 text += '\\';
                 text += static_cast<char>(c);
             }
-            else if(c < 0x20)
+            else if(c < 0x20 || c == 0x7f)
+                escape_byte(c);
+            else if(c < 0x80)
+                text += static_cast<char>(c);
+            else if(size_t n = utf8_length(v, i))
             {
-                char buf[8];
-                std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-                text += buf;
+                text.append(v, i, n);
+                i += n - 1;
             }
             else
-                text += static_cast<char>(c);
+                escape_byte(c);
         }
         text += '"';
+    }
+
+    void escape_byte(unsigned char c)
+    {
+        char buf[8];
+        std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+        text += buf;
+    }
+
+    // The length of the valid UTF-8 sequence starting at v[i] (a byte >= 0x80), or 0.
+    static size_t utf8_length(const std::string& v, size_t i)
+    {
+        unsigned char c          = static_cast<unsigned char>(v[i]);
+        size_t        n          = 0;
+        unsigned      min_second = 0x80, max_second = 0xbf; // rules out overlongs, surrogates
+        if(c >= 0xc2 && c <= 0xdf)
+            n = 2;
+        else if(c >= 0xe0 && c <= 0xef)
+        {
+            n          = 3;
+            min_second = c == 0xe0 ? 0xa0 : 0x80;
+            max_second = c == 0xed ? 0x9f : 0xbf;
+        }
+        else if(c >= 0xf0 && c <= 0xf4)
+        {
+            n          = 4;
+            min_second = c == 0xf0 ? 0x90 : 0x80;
+            max_second = c == 0xf4 ? 0x8f : 0xbf;
+        }
+        if(n == 0 || i + n > v.size()) return 0;
+        for(size_t k = 1; k < n; ++k)
+        {
+            unsigned char next = static_cast<unsigned char>(v[i + k]);
+            unsigned      lo   = k == 1 ? min_second : 0x80;
+            unsigned      hi   = k == 1 ? max_second : 0xbf;
+            if(next < lo || next > hi) return 0;
+        }
+        return n;
     }
 
     bool first_ = true;
@@ -196,11 +240,13 @@ write_settings(json_writer& w, const stats_input& in)
     w.field("exit_wait", in.exit_wait);
     w.field("error", in.producer_error);
     w.close('}');
+    w.field("error", cfg.load_error);
     w.key("warnings");
     w.open('[');
     for(const auto& warning : cfg.warnings)
         w.value(warning);
     w.close(']');
+    w.field("warnings_omitted", cfg.warnings_omitted);
 }
 } // namespace
 

@@ -4,7 +4,9 @@
 #include "common/kfd_abi.hpp"
 #include "real_libc.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -237,6 +239,58 @@ write_node(topology_tree& tree, const std::string& nodes, size_t node, const std
     }
     return ok;
 }
+// Removes a folder with everything in it, never following a symbolic link (our trees are
+// a few levels deep; depth bounds the recursion).
+void
+remove_tree(const std::string& path, int depth)
+{
+    if(depth > 0)
+        if(DIR* dir = opendir(path.c_str()))
+        {
+            while(dirent* entry = readdir(dir))
+            {
+                std::string name = entry->d_name;
+                if(name == "." || name == "..") continue;
+                std::string child = path + "/" + name;
+                struct stat st
+                {
+                };
+                if(lstat(child.c_str(), &st) != 0) continue;
+                if(S_ISDIR(st.st_mode))
+                    remove_tree(child, depth - 1);
+                else
+                    unlink(child.c_str());
+            }
+            closedir(dir);
+        }
+    rmdir(path.c_str());
+}
+
+// Folders "kfd-emulator-<pid>-XXXXXX" of ours whose process died without removing them
+// (killed by a signal, _exit): removed when the user's next emulated process starts.
+void
+remove_stale_topologies(const std::string& base)
+{
+    DIR* dir = opendir(base.c_str());
+    if(dir == nullptr) return;
+    const std::string prefix = "kfd-emulator-";
+    while(dirent* entry = readdir(dir))
+    {
+        std::string name = entry->d_name;
+        if(name.compare(0, prefix.size(), prefix) != 0) continue;
+        char* end = nullptr;
+        long  pid = std::strtol(name.c_str() + prefix.size(), &end, 10);
+        if(pid <= 0 || end == nullptr || *end != '-') continue;
+        std::string path = base + "/" + name;
+        struct stat st
+        {
+        };
+        if(lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid()) continue;
+        if(kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue; // alive, or unknown
+        remove_tree(path, 8);
+    }
+    closedir(dir);
+}
 } // namespace
 
 unsigned
@@ -259,7 +313,9 @@ write_topology(const config& cfg, topology_tree& tree, std::string& error)
 {
     const char* tmp = std::getenv("TMPDIR");
     std::string base(tmp && *tmp ? tmp : "/tmp");
-    std::string templ = base + "/kfd-emulator-XXXXXX";
+    remove_stale_topologies(base);
+    // The pid in the name lets a later process remove the folder if this one dies first.
+    std::string templ = base + "/kfd-emulator-" + std::to_string(getpid()) + "-XXXXXX";
     if(mkdtemp(templ.data()) == nullptr)
     {
         error = "cannot create a topology folder under " + base + ": " + std::strerror(errno);

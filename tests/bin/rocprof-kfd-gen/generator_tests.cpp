@@ -443,6 +443,60 @@ TEST(Generator, RejectsBadArguments)
     EXPECT_EQ(generate({"--gpus", "0"}).exit_code, 2);
     EXPECT_EQ(generate({"--events", "ten"}).exit_code, 2);
     EXPECT_EQ(generate({"--frobnicate"}).exit_code, 2);
+    // The gfx name lands in directives and the topology: one plain word only.
+    for(const char* gfx : {"gfx 90a", "gfx90a\n#@ fifo 96", "", "gfx/90a", "gfx90a;"})
+    {
+        auto g = generate({"--gfx", gfx});
+        EXPECT_EQ(g.exit_code, 2) << gfx;
+        EXPECT_NE(g.err.find("--gfx"), std::string::npos) << g.err;
+    }
+    EXPECT_EQ(generate({"--gfx", "gfx_9-4a", "--events", "5"}).exit_code, 0);
+}
+
+TEST(Generator, HeaderHoldsTheWholeCommandLine)
+{
+    std::vector<std::string> args{"--scenario",
+                                  "eviction",
+                                  "--era",
+                                  "2026",
+                                  "--gpus",
+                                  "2",
+                                  "--events",
+                                  "40",
+                                  "--seed",
+                                  "9",
+                                  "--pid",
+                                  "777",
+                                  "--other-pids",
+                                  "2",
+                                  "--start-ns",
+                                  "5000",
+                                  "--gfx",
+                                  "gfx942",
+                                  "--process-events",
+                                  "--pace",
+                                  "rate=500",
+                                  "--timestamps",
+                                  "keep",
+                                  "--fifo",
+                                  "4096"};
+    auto                     g = generate(args);
+    ASSERT_EQ(g.exit_code, 0) << g.err;
+    std::string first = split_lines(g.log).at(0);
+    ASSERT_EQ(first.compare(0, 18, "# rocprof-kfd-gen "), 0) << first;
+    // The arguments of the comment write the very same log.
+    std::vector<std::string> again;
+    std::string              rest = first.substr(18);
+    for(size_t pos = 0; pos < rest.size();)
+    {
+        size_t end = rest.find(' ', pos);
+        if(end == std::string::npos) end = rest.size();
+        again.push_back(rest.substr(pos, end - pos));
+        pos = end + 1;
+    }
+    EXPECT_EQ(generate(again).log, g.log) << first;
+    for(const auto& arg : args)
+        EXPECT_NE(first.find(" " + arg), std::string::npos) << arg << " missing in " << first;
 }
 
 // --- the bundled logs -----------------------------------------------------------------------
