@@ -100,9 +100,11 @@ TEST_F(Hardening, NeverClosesAProgramsFdThatReusedOurNumbers)
     // close_range() closes the SMI fd and our private end behind our back; the program
     // reuses the numbers; its next read of the old SMI fd number makes the emulator notice
     // and drop the client, without closing whatever the program now has there.
+    // The replay is drained first, so that the producer thread is done with its own log fd
+    // (a transient low number it may hold while the program refills the freed numbers).
     auto result =
-        probe(log(faults(20)), {"open", "smi:1ea0", "mask:0:" + all_events, "closerange:0",
-                                "fillfds:0:1100", "read:0:16", "checkfds"});
+        probe(log(faults(20)), {"open", "smi:1ea0", "mask:0:" + all_events, "drain:0:8192:50",
+                                "closerange:0", "fillfds:0:1100", "read:0:16", "checkfds"});
     EXPECT_EQ(line_with(result, "closerange "), "0") << result.out;
     EXPECT_EQ(line_with(result, "read 0 "), "0 "); // /dev/null, passed through
     EXPECT_EQ(line_with(result, "checkfds closed "), "0") << result.out << result.err;

@@ -570,6 +570,45 @@ schedule_of(const config& cfg, const parsed_event& ev, uint64_t produced, steady
     return previous;
 }
 
+// The log fd of the producer thread and the file it must be: the program may close it behind
+// our back (close_range, closefrom) and reuse the number, and then it is not ours to read
+// or close.
+struct log_identity
+{
+    dev_t dev = 0;
+    ino_t ino = 0;
+};
+__attribute__((tls_model("initial-exec"))) thread_local log_identity producer_log;
+
+bool
+still_our_log(int fd)
+{
+    struct stat st
+    {
+    };
+    return fstat(fd, &st) == 0 && st.st_dev == producer_log.dev && st.st_ino == producer_log.ino;
+}
+
+// read() of the log that stops (end of file) if the fd no longer is the log.
+ssize_t
+read_our_log(int fd, void* buffer, size_t size)
+{
+    if(!still_our_log(fd)) return 0;
+    return libc().read(fd, buffer, size);
+}
+
+// Where the emulator's own long-lived fds go: a high number (token_fd_floor), or 3/4 of a
+// small RLIMIT_NOFILE, so that they do not take the low numbers a program reuses.
+int
+high_fd_floor()
+{
+    rlimit limit{};
+    int    floor = token_fd_floor;
+    if(getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur <= static_cast<rlim_t>(floor))
+        floor = static_cast<int>(limit.rlim_cur) * 3 / 4;
+    return floor;
+}
+
 void
 produce(emulator& emu, session& s)
 {
@@ -581,7 +620,17 @@ produce(emulator& emu, session& s)
         s.producer_error = std::string("cannot reopen the log: ") + std::strerror(errno);
         return;
     }
-    line_reader        reader(fd, libc().read);
+    // Keep the low fd numbers for the program (it may close and reuse them while we read).
+    if(int high = fcntl(fd, F_DUPFD_CLOEXEC, high_fd_floor()); high >= 0)
+    {
+        libc().close(fd);
+        fd = high;
+    }
+    struct stat st
+    {
+    };
+    if(fstat(fd, &st) == 0) producer_log = log_identity{st.st_dev, st.st_ino};
+    line_reader        reader(fd, read_our_log);
     route_state        route;
     rewrite_rule       rule{cfg.has_self, cfg.self_pid, static_cast<uint32_t>(s.pid), s.ns_offset};
     std::string        line;
@@ -622,7 +671,7 @@ produce(emulator& emu, session& s)
         ++s.progress;
         emu.cv->notify_all();
     }
-    libc().close(fd);
+    if(still_our_log(fd)) libc().close(fd);
 }
 
 void*
@@ -989,12 +1038,7 @@ smi_open(emulator& emu, session& s, abi::smi_events_args* args)
 
     int sv[2];
     if(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) return -1;
-    // Our end goes to a high number (see token_fd_floor); below a small RLIMIT_NOFILE, near it.
-    rlimit limit{};
-    int    floor = token_fd_floor;
-    if(getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur <= static_cast<rlim_t>(floor))
-        floor = static_cast<int>(limit.rlim_cur) * 3 / 4;
-    int high = fcntl(sv[1], F_DUPFD_CLOEXEC, floor);
+    int high = fcntl(sv[1], F_DUPFD_CLOEXEC, high_fd_floor());
     if(high >= 0)
     {
         libc().close(sv[1]);
