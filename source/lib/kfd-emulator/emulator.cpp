@@ -891,7 +891,7 @@ at_process_exit()
         {
             if(steady::now() >= start + std::chrono::milliseconds(lock_ms))
             {
-                report("exit: the emulator stays busy (exit() from a signal handler?): no "
+                report("exit: the emulator stays busy (exit called from a signal handler?): no "
                        "exit wait, no statistics");
                 return;
             }

@@ -47,17 +47,22 @@ open_common(const char* path, int flags, Pass&& pass_through)
 }
 } // namespace
 
+// The mode argument of the open family: read only when the flags say it was passed
+// (O_CREAT, O_TMPFILE). A macro because va_start needs the caller's own parameter list.
+#define KFD_EMU_MODE_FROM_VARARGS(FLAGS, MODE)                                                     \
+    mode_t MODE = 0;                                                                               \
+    if(takes_mode(FLAGS))                                                                          \
+    {                                                                                              \
+        va_list mode_args_;                                                                        \
+        va_start(mode_args_, FLAGS);                                                               \
+        MODE = static_cast<mode_t>(va_arg(mode_args_, int));                                       \
+        va_end(mode_args_);                                                                        \
+    }
+
 KFD_EMU_EXPORT int
 open(const char* path, int flags, ...)
 {
-    mode_t mode = 0;
-    if(takes_mode(flags))
-    {
-        va_list args;
-        va_start(args, flags);
-        mode = static_cast<mode_t>(va_arg(args, int));
-        va_end(args);
-    }
+    KFD_EMU_MODE_FROM_VARARGS(flags, mode);
     return open_common(path, flags,
                        [&](const char* p) { return kfd_emu::libc().open(p, flags, mode); });
 }
@@ -65,14 +70,7 @@ open(const char* path, int flags, ...)
 KFD_EMU_EXPORT int
 open64(const char* path, int flags, ...)
 {
-    mode_t mode = 0;
-    if(takes_mode(flags))
-    {
-        va_list args;
-        va_start(args, flags);
-        mode = static_cast<mode_t>(va_arg(args, int));
-        va_end(args);
-    }
+    KFD_EMU_MODE_FROM_VARARGS(flags, mode);
     return open_common(path, flags,
                        [&](const char* p) { return kfd_emu::libc().open64(p, flags, mode); });
 }
@@ -80,14 +78,7 @@ open64(const char* path, int flags, ...)
 KFD_EMU_EXPORT int
 openat(int dirfd, const char* path, int flags, ...)
 {
-    mode_t mode = 0;
-    if(takes_mode(flags))
-    {
-        va_list args;
-        va_start(args, flags);
-        mode = static_cast<mode_t>(va_arg(args, int));
-        va_end(args);
-    }
+    KFD_EMU_MODE_FROM_VARARGS(flags, mode);
     // Only absolute paths can name /dev/kfd or the topology; dirfd is then ignored.
     return open_common(
         path, flags, [&](const char* p) { return kfd_emu::libc().openat(dirfd, p, flags, mode); });
@@ -96,14 +87,7 @@ openat(int dirfd, const char* path, int flags, ...)
 KFD_EMU_EXPORT int
 openat64(int dirfd, const char* path, int flags, ...)
 {
-    mode_t mode = 0;
-    if(takes_mode(flags))
-    {
-        va_list args;
-        va_start(args, flags);
-        mode = static_cast<mode_t>(va_arg(args, int));
-        va_end(args);
-    }
+    KFD_EMU_MODE_FROM_VARARGS(flags, mode);
     return open_common(path, flags,
                        [&](const char* p)
                        { return kfd_emu::libc().openat64(dirfd, p, flags, mode); });
