@@ -4,6 +4,7 @@
 // the record into a buffer. The kernel FIFO holds 8 KiB; the reader must drain it faster
 // than GPUs fault, so these are the numbers that bound how fast we can keep up.
 #include "rocprofiler-sdk/buffer.hpp"
+#include "rocprofiler-sdk/callback_thread.hpp"
 #include "rocprofiler-sdk/context.hpp"
 #include "rocprofiler-sdk/kfd/pairing.hpp"
 #include "rocprofiler-sdk/kfd/parser.hpp"
@@ -99,6 +100,7 @@ buffer_emplace(benchmark::State& state)
     rocprofiler::context::create(1, &ctx);
     rocprofiler::buffer::create(ctx, 1 << 20, 1 << 19, ROCPROFILER_BUFFER_POLICY_LOSSLESS,
                                 noop_callback, nullptr, &buf);
+    rocprofiler::callback_thread::start_all();  // as initialization does
     rocprofiler_buffer_tracing_page_migration_record_t rec{};
     rec.size = sizeof(rec);
     for(auto _ : state)
