@@ -18,7 +18,7 @@
 ROCPROFILER_EXTERN_C_INIT
 
 /** Version of this extension. */
-#define ROCPROFILER_KFD_EXT_VERSION 1
+#define ROCPROFILER_KFD_EXT_VERSION 2
 
 /**
  * Buffer-tracing kind delivering every KFD SMI event as it arrives (unpaired), as
@@ -110,6 +110,20 @@ typedef struct rocprofiler_kfd_loss_stats_t
     uint64_t fifo_saturations;      /**< reads that returned a nearly full kernel FIFO:
                                          events were probably dropped by the kernel */
     uint64_t raw_events_dropped;    /**< raw KFD_EVENT records a buffer could not hold */
+    /* Fields below were added in ROCPROFILER_KFD_EXT_VERSION 2. A tool built against
+     * version 1 passes the smaller size and gets the prefix it knows. */
+    uint64_t starts_lost_in_gap;         /**< outstanding starts dropped because events of
+                                              their kind stopped reaching the SDK or may
+                                              have been lost (see the header of
+                                              rocprofiler_kfd_get_loss_stats) */
+    uint64_t starts_timed_out;           /**< starts older than the age bound when a later
+                                              event on their GPU showed it passed */
+    uint64_t migrate_trigger_mismatches; /**< migrations whose end trigger differed from
+                                              the start's (events lost between them) */
+    uint64_t lines_overlong;             /**< lines longer than the kernel ever writes,
+                                              skipped (not in lines_malformed) */
+    uint64_t fields_out_of_range;        /**< events whose trigger or other enum field was
+                                              outside its declared range and was clamped */
 } rocprofiler_kfd_loss_stats_t;
 
 /** Pass as gpu_id to get the totals over all GPUs. */

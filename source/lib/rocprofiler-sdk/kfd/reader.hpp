@@ -33,6 +33,11 @@ struct stream_counters
     std::atomic<uint64_t> kernel_reported_drops{0};
     std::atomic<uint64_t> fifo_saturations{0};
     std::atomic<uint64_t> raw_events_dropped{0};
+    std::atomic<uint64_t> starts_lost_in_gap{0};
+    std::atomic<uint64_t> starts_timed_out{0};
+    std::atomic<uint64_t> migrate_trigger_mismatches{0};
+    std::atomic<uint64_t> lines_overlong{0};
+    std::atomic<uint64_t> fields_out_of_range{0};
 };
 
 // One GPU's event stream. Only the reader thread touches splitter and pairing.

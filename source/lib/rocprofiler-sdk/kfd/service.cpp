@@ -520,6 +520,11 @@ sum_loss_stats(state& s, uint64_t gpu_id, rocprofiler_kfd_loss_stats_t* stats) n
         out.kernel_reported_drops += c.kernel_reported_drops.load();
         out.fifo_saturations += c.fifo_saturations.load();
         out.raw_events_dropped += c.raw_events_dropped.load();
+        out.starts_lost_in_gap += c.starts_lost_in_gap.load();
+        out.starts_timed_out += c.starts_timed_out.load();
+        out.migrate_trigger_mismatches += c.migrate_trigger_mismatches.load();
+        out.lines_overlong += c.lines_overlong.load();
+        out.fields_out_of_range += c.fields_out_of_range.load();
     }
     if(!found) return ROCPROFILER_STATUS_ERROR_AGENT_NOT_FOUND;
     out.size   = sizeof(out);
