@@ -503,6 +503,10 @@ builder::step(enum scenario s)
             scenario::unmap};
         return step(kinds[rng_.below(kinds.size())]);
     }
+    case scenario::managed:
+        // Mostly streaming through the GPUs' buffers; one round in four fights over the
+        // shared ranges, so they thrash between the CPU and the GPUs.
+        return rng_.chance(25) ? thrash_round() : step(scenario::streaming);
     }
     return false;
 }
@@ -585,6 +589,7 @@ constexpr scenario_entry scenario_table[] = {
     {"streaming", scenario::streaming}, {"thrashing", scenario::thrashing},
     {"prefetch", scenario::prefetch},   {"eviction", scenario::eviction},
     {"unmap", scenario::unmap},         {"mixed", scenario::mixed},
+    {"managed", scenario::managed},
 };
 
 struct era_entry

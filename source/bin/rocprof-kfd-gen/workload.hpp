@@ -19,6 +19,7 @@ enum class scenario
     eviction,  // TTM eviction storms: queues evicted, VRAM migrated out, queues restored
     unmap,     // munmap() of ranges mapped on the GPUs
     mixed,     // all of the above
+    managed,   // a managed-memory application: streaming, with a few ranges thrashing
 };
 
 enum class era

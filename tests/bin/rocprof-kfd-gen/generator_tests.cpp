@@ -23,7 +23,7 @@ namespace kfd_test
 namespace
 {
 const std::vector<std::string> scenarios = {"streaming", "thrashing", "prefetch",
-                                            "eviction",  "unmap",     "mixed"};
+                                            "eviction",  "unmap",     "mixed", "managed"};
 const std::vector<std::string> eras      = {"6.0", "6.12", "6.13", "2026"};
 
 struct generated

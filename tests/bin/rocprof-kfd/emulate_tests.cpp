@@ -25,6 +25,40 @@ struct generated
     std::vector<std::string> expected; // sorted, this process's pid written "SELF"
 };
 
+// The oracle's rows of the log's traced process ("#@ self"), its pid written "SELF", sorted.
+std::vector<std::string>
+expected_rows(const std::string& log, const std::string& expect_csv)
+{
+    std::string self;
+    for(const auto& line : lines_of(log))
+        if(line.rfind("#@ self ", 0) == 0) self = line.substr(8);
+    EXPECT_FALSE(self.empty());
+    std::vector<std::string> out;
+    auto                     rows = lines_of(expect_csv);
+    for(size_t i = 1; i < rows.size(); ++i)
+    {
+        auto first  = rows[i].find(',');
+        auto second = rows[i].find(',', first + 1);
+        if(rows[i].substr(first + 1, second - first - 1) != self) continue;
+        out.push_back(rows[i].substr(0, first + 1) + "SELF" + rows[i].substr(second));
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+// The records of a bundled log and its .expect.csv, for the log's own times.
+generated
+bundled(const scratch& dir, const std::string& name)
+{
+    generated g;
+    g.log    = dir.file(name + ".log");
+    auto log = read_file(std::string{KFD_LOGS_DIR} + "/" + name + ".log");
+    write_file(g.log, "#@ timestamps keep\n" + log);
+    g.expected =
+        expected_rows(log, read_file(std::string{KFD_LOGS_DIR} + "/" + name + ".expect.csv"));
+    return g;
+}
+
 generated
 generate(const scratch& dir, const std::vector<std::string>& args)
 {
@@ -40,19 +74,7 @@ generate(const scratch& dir, const std::vector<std::string>& args)
     argv.push_back(expect);
     auto r = run(argv, {"PATH=/usr/bin:/bin"});
     EXPECT_EQ(r.status, 0) << r.err;
-    std::string self;
-    for(const auto& line : lines_of(read_file(g.log)))
-        if(line.rfind("#@ self ", 0) == 0) self = line.substr(8);
-    EXPECT_FALSE(self.empty());
-    auto rows = lines_of(read_file(expect));
-    for(size_t i = 1; i < rows.size(); ++i)
-    {
-        auto first  = rows[i].find(',');
-        auto second = rows[i].find(',', first + 1);
-        if(rows[i].substr(first + 1, second - first - 1) != self) continue;
-        g.expected.push_back(rows[i].substr(0, first + 1) + "SELF" + rows[i].substr(second));
-    }
-    std::sort(g.expected.begin(), g.expected.end());
+    g.expected = expected_rows(read_file(g.log), read_file(expect));
     return g;
 }
 
@@ -98,5 +120,15 @@ TEST(CliEmulate, ReplayUnderAProgramKeepsItsStatus)
     auto r = run({command, "--emulate", g.log, "-d", dir.file("o"), "--", program, "exit", "9"},
                  env_with_user_tool(dir));
     EXPECT_EQ(r.status, 9) << r.err;
+    EXPECT_EQ(received(dir.file("user.txt")), g.expected);
+}
+
+TEST(CliEmulate, BundledDemoWorkloadDeliversEveryRecord)
+{
+    scratch dir;
+    auto    g = bundled(dir, "managed-2gpu-6.13");
+    ASSERT_GT(g.expected.size(), 2000u);
+    auto r = run({command, "--emulate", g.log, "-d", dir.file("o")}, env_with_user_tool(dir));
+    ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_EQ(received(dir.file("user.txt")), g.expected);
 }
