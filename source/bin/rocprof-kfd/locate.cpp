@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 
 // Set by CMake: the install layout relative to bin/, and the build tree's files.
 #ifndef ROCPROF_KFD_REL_LIBDIR
@@ -56,9 +57,13 @@ find_library(const library_place& place, std::vector<std::string>& looked_in)
         looked_in = {std::string{forced} + " (" + place.override_name + ")"};
         return is_readable_file(forced) ? forced : "";
     }
-    std::string              dir        = self_directory();
-    std::vector<std::string> candidates = {dir.empty() ? "" : dir + "/" + place.installed,
-                                           place.build_tree};
+    std::string dir = self_directory();
+    // /proc/self/exe has no symbolic links left, so "bin/../lib" can be folded as text.
+    std::string installed =
+        dir.empty()
+            ? ""
+            : std::filesystem::path(dir + "/" + place.installed).lexically_normal().string();
+    std::vector<std::string> candidates = {installed, place.build_tree};
     looked_in.clear();
     for(const auto& c : candidates)
         if(!c.empty()) looked_in.push_back(c);
