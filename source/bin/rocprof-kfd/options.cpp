@@ -280,8 +280,7 @@ parse_command_line(const std::vector<std::string>& args)
         if(!glued)
         {
             // "-d -- ./app" forgot the value: "--" is never taken as one.
-            if(i + 1 >= args.size() || args[i + 1] == "--")
-                return failure(name + " needs a value");
+            if(i + 1 >= args.size() || args[i + 1] == "--") return failure(name + " needs a value");
             value = args[++i];
         }
         auto error = set_value(opts, which, name, value, formats_given);

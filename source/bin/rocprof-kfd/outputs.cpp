@@ -73,8 +73,11 @@ written_output_directories(const std::string& directory_template, const env_list
         for(size_t i = 0; i < found.gl_pathc; ++i)
         {
             struct stat st;
-            if(stat(found.gl_pathv[i], &st) == 0 && S_ISDIR(st.st_mode) && st.st_mtime >= since)
-                out.emplace_back(found.gl_pathv[i]);
+            std::string dir = found.gl_pathv[i];
+            while(dir.size() > 1 && dir.back() == '/') // GLOB_ONLYDIR may add one
+                dir.pop_back();
+            if(stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_mtime >= since)
+                out.push_back(dir);
         }
     }
     globfree(&found);

@@ -226,6 +226,24 @@ TEST(CliEnvironment, UsersPreloadsAndToolsStillWork)
     EXPECT_NE(read_file(dir.file("tool.txt")).find(" configured"), std::string::npos);
 }
 
+TEST(CliEnvironment, ChildProcessesAreTracedToo)
+{
+    scratch dir;
+    auto    out = dir.file("env.txt");
+    auto    r =
+        run({command, "-d", dir.file("o") + "/%pid%", "--", program, "child", out}, base_env(dir));
+    ASSERT_EQ(r.status, 0) << r.err;
+    // The child inherited the preload: the tool was configured in two processes.
+    std::vector<std::string> pids;
+    for(const auto& line : lines_of(read_file(dir.file("tool.txt"))))
+        if(line.size() > 11 && line.compare(line.size() - 11, 11, " configured") == 0)
+            pids.push_back(line.substr(5, line.size() - 16));
+    ASSERT_EQ(pids.size(), 2u) << read_file(dir.file("tool.txt"));
+    EXPECT_NE(pids[0], pids[1]);
+    EXPECT_NE(value_in(lines_of(read_file(out)), "LD_PRELOAD").find("librocprofiler-sdk.so"),
+              std::string::npos);
+}
+
 TEST(CliEnvironment, EveryOptionReachesTheTool)
 {
     scratch dir;

@@ -5,10 +5,13 @@
 //   raise N           kills itself with signal N
 //   args FILE ARGS... writes each argument on a line of FILE, exits 0
 //   env FILE          writes its environment (one NAME=VALUE a line) to FILE, exits 0
+//   child FILE        runs itself as "env FILE" in a child process (fork + exec), exits
+//                     with the child's status
 //   wait FD           writes "ready\n" to fd FD, then waits; on SIGUSR1/SIGUSR2/SIGHUP it
 //                     writes "got N\n" to FD and exits 0; SIGTERM/SIGINT keep their default
 //                     action (the program dies)
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -61,6 +64,19 @@ write_lines(const char* path, char** lines)
     fclose(f);
     return 0;
 }
+int
+run_child(const char* self, const char* file)
+{
+    pid_t child = fork();
+    if(child == 0)
+    {
+        execl(self, self, "env", file, static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    int status = 0;
+    if(child < 0 || waitpid(child, &status, 0) != child) return 6;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 7;
+}
 } // namespace
 
 int
@@ -76,6 +92,7 @@ main(int argc, char** argv)
     }
     if(mode == "args" && argc > 2) return write_lines(argv[2], argv + 3);
     if(mode == "env" && argc > 2) return write_lines(argv[2], environ);
+    if(mode == "child" && argc > 2) return run_child("/proc/self/exe", argv[2]);
     if(mode == "wait" && argc > 2) return wait_for_signal(atoi(argv[2]));
     fprintf(stderr, "test-program: unknown mode\n");
     return 99;
