@@ -129,7 +129,8 @@ TEST(RealTool, DirectoryPlaceholdersExpandPerProcess)
     scratch dir;
     char    host[256] = {};
     gethostname(host, sizeof(host) - 1);
-    auto r = run({command, "-d", dir.file("out") + "/%hostname%/%pid%", "--", program, "exit", "0"},
+    auto r = run({command, "--emulate", logs_dir + "/" + workload + ".log", "-d",
+                  dir.file("out") + "/%hostname%/%pid%", "--", program, "exit", "0"},
                  real_env(dir));
     ASSERT_EQ(r.status, 0) << r.err;
     auto pids = names_in(dir.file("out") + "/" + host);
