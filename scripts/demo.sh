@@ -3,7 +3,7 @@
 # The demo: `rocprof-kfd --emulate` replays a bundled, realistic managed-memory workload (two
 # GPUs streaming through their buffers while a few ranges thrash between the CPU and the
 # GPUs; 4000 KFD events, Linux 6.13 formats) through the real /dev/kfd code path, with no
-# application and no GPU, then prints the summary and the files it wrote.
+# application and no GPU; the bundled tool prints the summary and the files it wrote.
 #   scripts/demo.sh [build dir] [log] [output dir]
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,8 +28,8 @@ formats=summary,csv,perfetto,json,sqlite
 [ -x "$build/source/bin/rocprof-kfd/rocprof-kfd-report" ] && formats=$formats,html
 [ "$out" = "$default_out" ] && rm -rf "$out" # only the demo's own folder is cleared
 echo "rocprof-kfd --emulate $log -d $out --output-format $formats"
+# The summary and one "rocprof-kfd: wrote PATH" line per file come on stderr.
 "$command" --emulate "$log" -d "$out" --output-format "$formats"
 echo
-echo "Files written:"
-find "$out" -type f | sort | sed 's/^/  /'
-echo "Open $out/trace.pftrace in https://ui.perfetto.dev; query $out/kfd.db with sqlite3."
+echo "Next: open $out/trace.pftrace in https://ui.perfetto.dev;"
+echo "      sqlite3 $out/kfd.db 'SELECT * FROM top_ranges_by_faults'"

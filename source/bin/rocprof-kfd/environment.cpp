@@ -3,6 +3,7 @@
 
 #include <sys/wait.h>
 
+#include <cstddef>
 #include <cstdlib>
 
 namespace rocprof_kfd
@@ -87,9 +88,21 @@ appended(const std::string& list, const std::string& entry)
     return kept.empty() ? entry : kept + ":" + entry;
 }
 
+void
+env_unset(env_list& env, const std::string& name)
+{
+    for(size_t i = 0; i < env.size();)
+    {
+        const auto& e = env[i];
+        if(e.size() > name.size() && e.compare(0, name.size(), name) == 0 && e[name.size()] == '=')
+            env.erase(env.begin() + static_cast<std::ptrdiff_t>(i));
+        else
+            ++i;
+    }
+}
+
 env_list
-program_environment(const options& opts, const env_list& current, const libraries& libs,
-                    const std::string& command_line)
+program_environment(const options& opts, const env_list& current, const libraries& libs)
 {
     env_list env = current;
 
@@ -107,7 +120,12 @@ program_environment(const options& opts, const env_list& current, const librarie
     env_set(env, "ROCPROF_KFD_OUTPUT_FORMAT", tool_format_list(opts));
     env_set(env, "ROCPROF_KFD_EVENTS",
             joined_with_commas(opts.events.empty() ? event_names() : opts.events));
-    env_set(env, "ROCPROF_KFD_COMMAND_LINE", command_line);
+    // Each process's own /proc/self/cmdline names it (children too); only a replay without
+    // a program would be named after the no-op that hosts it.
+    if(opts.program.empty())
+        env_set(env, "ROCPROF_KFD_COMMAND_LINE", "rocprof-kfd --emulate " + opts.emulate_log);
+    else
+        env_unset(env, "ROCPROF_KFD_COMMAND_LINE");
     // Settings the user may also give as variables: the option wins when given.
     if(!opts.output_file.empty()) env_set(env, "ROCPROF_KFD_OUTPUT_FILE", opts.output_file);
     if(!opts.raw_file.empty()) env_set(env, "ROCPROF_KFD_RAW_FILE", opts.raw_file);
@@ -121,28 +139,6 @@ program_environment(const options& opts, const env_list& current, const librarie
         if(!opts.emulator_stats.empty()) env_set(env, "KFD_EMULATOR_STATS", opts.emulator_stats);
     }
     return env;
-}
-
-std::string
-shell_quoted(const std::vector<std::string>& words)
-{
-    static const std::string plain = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                     "0123456789@%+=:,./-_";
-    std::string              out;
-    for(const auto& w : words)
-    {
-        if(!out.empty()) out.push_back(' ');
-        if(!w.empty() && w.find_first_not_of(plain) == std::string::npos)
-        {
-            out += w;
-            continue;
-        }
-        out.push_back('\'');
-        for(char c : w)
-            out += c == '\'' ? std::string{"'\\''"} : std::string(1, c);
-        out.push_back('\'');
-    }
-    return out;
 }
 
 std::string

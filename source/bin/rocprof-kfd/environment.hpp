@@ -33,15 +33,14 @@ std::string env_get(const env_list& env, const std::string& name);
 // env with NAME set to value (replacing any previous value).
 void env_set(env_list& env, const std::string& name, const std::string& value);
 
-// The program's environment. command_line: the traced command as one string.
-env_list program_environment(const options& opts, const env_list& current, const libraries& libs,
-                             const std::string& command_line);
+// env without NAME.
+void env_unset(env_list& env, const std::string& name);
+
+// The program's environment.
+env_list program_environment(const options& opts, const env_list& current, const libraries& libs);
 
 // Appends entry to a list variable's value (separator ':'), keeping what was there.
 std::string appended(const std::string& list, const std::string& entry);
-
-// The words as a shell would need them typed (single quotes where needed).
-std::string shell_quoted(const std::vector<std::string>& words);
 
 // The leading part of a directory template that has no placeholder, the folder the command
 // can create and check before launching ("out/%hostname%/x" -> "out"; "%pid%" -> ".").

@@ -141,8 +141,8 @@ run(const options& opts)
     if(!why.empty()) return fail(why);
 
     auto     program = program_of(opts);
-    env_list env    = program_environment(opts, current_environment(), libs, shell_quoted(program));
-    auto     result = run_program(program, env);
+    env_list env     = program_environment(opts, current_environment(), libs);
+    auto     result  = run_program(program, env);
     if(!result.started)
         return fail(result.message,
                     result.exec_errno == ENOENT || result.exec_errno == 0 ? 127 : 126);

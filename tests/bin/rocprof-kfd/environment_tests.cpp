@@ -21,7 +21,7 @@ env_for(const std::vector<std::string>& args, const env_list& current = {"PATH=/
 {
     auto parsed = parse_command_line(args);
     EXPECT_EQ(parsed.what, action::run) << parsed.error;
-    return program_environment(parsed.opts, current, libs, "cmd line");
+    return program_environment(parsed.opts, current, libs);
 }
 } // namespace
 
@@ -34,7 +34,6 @@ TEST(Environment, DefaultsOnEmptyEnvironment)
     EXPECT_EQ(env_get(env, "ROCPROF_KFD_OUTPUT_FORMAT"), "summary,csv,perfetto");
     EXPECT_EQ(env_get(env, "ROCPROF_KFD_EVENTS"),
               "page-migrate,page-fault,queue-suspend,unmap-from-gpu");
-    EXPECT_EQ(env_get(env, "ROCPROF_KFD_COMMAND_LINE"), "cmd line");
     EXPECT_EQ(env_get(env, "PATH"), "/bin");
     EXPECT_EQ(env_get(env, "X"), "1");
     for(const char* unset :
@@ -104,10 +103,14 @@ TEST(Environment, Appended)
     EXPECT_EQ(appended("/a.so", ""), "/a.so");
 }
 
-TEST(Environment, ShellQuoted)
+TEST(Environment, CommandLineOnlyForAReplayWithoutProgram)
 {
-    EXPECT_EQ(shell_quoted({"./app", "-n", "4"}), "./app -n 4");
-    EXPECT_EQ(shell_quoted({"a b", "it's", ""}), "'a b' 'it'\\''s' ''");
+    // A program (and each of its children) is named by its own /proc/self/cmdline: an
+    // inherited value would name the wrong process.
+    auto program = env_for({"p"}, {"ROCPROF_KFD_COMMAND_LINE=stale"});
+    EXPECT_FALSE(env_has(program, "ROCPROF_KFD_COMMAND_LINE"));
+    auto replay = env_for({"--emulate", "w.log"});
+    EXPECT_EQ(env_get(replay, "ROCPROF_KFD_COMMAND_LINE"), "rocprof-kfd --emulate w.log");
 }
 
 TEST(Templates, FixedPrefix)

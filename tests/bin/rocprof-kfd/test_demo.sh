@@ -13,7 +13,7 @@ out=$work/demo
     "$out" > "$work/stdout" 2> "$work/stderr"
 for f in summary.txt summary.json page_fault.csv page_migrate.csv trace.pftrace kfd.db results.json; do
     [ -s "$out/$f" ] || { echo "demo did not write $f"; cat "$work/stderr"; exit 1; }
-    grep -q "  $out/$f\$" "$work/stdout" || { echo "demo did not list $f"; cat "$work/stdout"; exit 1; }
+    grep -qxF "rocprof-kfd: wrote $out/$f" "$work/stderr" || { echo "demo did not list $f"; cat "$work/stderr"; exit 1; }
 done
 # The summary is printed (the tool's own text is also in summary.txt).
 first=$(grep -v '^\s*$' "$out/summary.txt" | head -1)
