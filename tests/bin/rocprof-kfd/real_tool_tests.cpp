@@ -158,6 +158,21 @@ TEST(RealTool, UserToolAlongsideReceivesEveryRecord)
     EXPECT_EQ(seen["DROPS"], 0u);
 }
 
+#ifdef HAVE_REPORT
+TEST(RealTool, HtmlFormatWritesTheReport)
+{
+    scratch dir;
+    auto    out = dir.file("out");
+    auto    r = run({command, "--no-summary", "--emulate", logs_dir + "/" + workload + ".log", "-d",
+                     out, "--output-format", "summary,html"},
+                    real_env(dir));
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("rocprof-kfd: wrote " + out + "/report.html"), std::string::npos) << r.err;
+    EXPECT_NE(read_file(out + "/report.html").find("<html"), std::string::npos);
+}
+#endif
+
+#ifdef HAVE_MERGE // the command repairs what the killed program left
 TEST(RealTool, ProgramKilledBySigtermLeavesCompleteDocuments)
 {
     scratch dir;
@@ -177,3 +192,4 @@ TEST(RealTool, ProgramKilledBySigtermLeavesCompleteDocuments)
         }
     }
 }
+#endif
