@@ -81,9 +81,8 @@ refusal(const options& opts)
         if(stat(opts.emulate_log.c_str(), &st) != 0 || access(opts.emulate_log.c_str(), R_OK) != 0)
             return "cannot read the log '" + opts.emulate_log + "': " + strerror(errno);
         if(!S_ISREG(st.st_mode))
-            return "the log '" + opts.emulate_log +
-                   "' is not a regular file (the emulator "
-                   "reads it several times)";
+            return "the log '" + opts.emulate_log + "' is not a regular file (it is read " +
+                   "several times)";
     }
     if(opts.system_wide && !has_cap_sys_admin(read_text("/proc/self/status")))
         return "--system-wide needs CAP_SYS_ADMIN (run as root, or give the capability); "
@@ -143,9 +142,10 @@ run(const options& opts)
     auto     program = program_of(opts);
     env_list env     = program_environment(opts, current_environment(), libs);
     auto     result  = run_program(program, env);
-    if(!result.started)
-        return fail(result.message,
-                    result.exec_errno == ENOENT || result.exec_errno == 0 ? 127 : 126);
+    if(!result.started) // as a shell: 127 not found, 126 found but not runnable
+        return fail(result.message, result.exec_errno == 0        ? usage_status
+                                    : result.exec_errno == ENOENT ? 127
+                                                                  : 126);
 
     int  status    = shell_status(result.wait_status);
     bool by_signal = WIFSIGNALED(result.wait_status);
