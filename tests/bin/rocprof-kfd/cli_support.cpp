@@ -2,6 +2,7 @@
 #include "cli_support.hpp"
 
 #include <fcntl.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -42,8 +43,11 @@ scratch::~scratch()
     (void)ignored;
 }
 
+namespace
+{
 running
-start(const std::vector<std::string>& argv, const env_list& env, const scratch& dir)
+start_with(const std::vector<std::string>& argv, const env_list& env, const scratch& dir,
+           const char* tty)
 {
     static int serial = 0;
     running    r;
@@ -54,6 +58,13 @@ start(const std::vector<std::string>& argv, const env_list& env, const scratch& 
     r.pid = fork();
     if(r.pid == 0)
     {
+        if(tty != nullptr)
+        {
+            setsid();
+            int slave = open(tty, O_RDWR); // the first terminal a session leader opens
+            ioctl(slave, TIOCSCTTY, 0);    // becomes its controlling terminal
+            dup2(slave, 0);
+        }
         int out = open(r.out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
         int err = open(r.err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
         dup2(out, 1);
@@ -68,6 +79,26 @@ start(const std::vector<std::string>& argv, const env_list& env, const scratch& 
     }
     close(gate[1]);
     r.gate_fd = gate[0];
+    return r;
+}
+} // namespace
+
+running
+start(const std::vector<std::string>& argv, const env_list& env, const scratch& dir)
+{
+    return start_with(argv, env, dir, nullptr);
+}
+
+running_on_tty
+start_on_tty(const std::vector<std::string>& argv, const env_list& env, const scratch& dir)
+{
+    running_on_tty r;
+    int            master = posix_openpt(O_RDWR | O_NOCTTY);
+    if(master < 0 || grantpt(master) != 0 || unlockpt(master) != 0) return r;
+    const char* name = ptsname(master);
+    if(name == nullptr) return r;
+    static_cast<running&>(r) = start_with(argv, env, dir, name);
+    r.terminal               = master;
     return r;
 }
 

@@ -45,7 +45,16 @@ private:
     std::string path_;
 };
 
+struct running_on_tty : running
+{
+    int terminal = -1; // master side of the child's controlling terminal
+};
+
 running start(const std::vector<std::string>& argv, const env_list& env, const scratch& dir);
+// The same, as the session leader of a new pseudo-terminal (its foreground process group),
+// so that writing ^C to `terminal` makes the terminal signal the whole group.
+running_on_tty start_on_tty(const std::vector<std::string>& argv, const env_list& env,
+                            const scratch& dir);
 // Reads one line from the gate ("" at end of file).
 std::string read_gate_line(const running& r);
 result      finish(running& r);

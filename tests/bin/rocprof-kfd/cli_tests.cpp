@@ -185,6 +185,25 @@ TEST(CliSignals, ForwardedToTheProgram)
     }
 }
 
+TEST(CliSignals, TerminalSignalsReachTheProgramOnce)
+{
+    // ^C on the terminal signals the whole foreground group: the program gets it from the
+    // terminal, and rocprof-kfd must not send it a second time.
+    scratch dir;
+    auto    r = start_on_tty({command, "-d", dir.file("o"), "--", program, "count", "3"},
+                             base_env(dir), dir);
+    ASSERT_GE(r.terminal, 0);
+    ASSERT_EQ(read_gate_line(r), "ready");
+    ASSERT_EQ(write(r.terminal, "\x03", 1), 1);
+    ASSERT_EQ(read_gate_line(r), "got " + std::to_string(SIGINT));
+    // A SIGINT forwarded in error would be sent before this SIGUSR1 and delivered first.
+    ASSERT_EQ(kill(r.pid, SIGUSR1), 0);
+    EXPECT_EQ(read_gate_line(r), "got " + std::to_string(SIGUSR1));
+    auto done = finish(r);
+    close(r.terminal);
+    EXPECT_EQ(done.status, 0) << done.err;
+}
+
 TEST(CliSignals, TerminationOfTheProgramIsItsStatus)
 {
     for(int sig : {SIGTERM, SIGINT, SIGQUIT})

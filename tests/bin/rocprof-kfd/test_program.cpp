@@ -10,6 +10,8 @@
 //   wait FD           writes "ready\n" to fd FD, then waits; on SIGUSR1/SIGUSR2/SIGHUP it
 //                     writes "got N\n" to FD and exits 0; SIGTERM/SIGINT keep their default
 //                     action (the program dies)
+//   count FD          as wait, but SIGINT is reported ("got 2") and the program waits on;
+//                     SIGUSR1 reports and exits 0
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -26,27 +28,37 @@ namespace
 int report_fd = -1;
 
 void
-on_signal(int sig)
+report(int sig)
 {
     char text[32];
     int  n       = snprintf(text, sizeof(text), "got %d\n", sig);
     auto ignored = write(report_fd, text, static_cast<size_t>(n));
     (void)ignored;
+}
+
+void
+on_signal(int sig)
+{
+    report(sig);
     _exit(0);
 }
 
+void
+on_counted_signal(int sig)
+{
+    report(sig);
+    if(sig == SIGUSR1) _exit(0);
+}
+
 int
-wait_for_signal(int fd)
+wait_for_signal(int fd, bool counting)
 {
     report_fd = fd;
-    sigset_t block;
-    sigemptyset(&block);
-    for(int s : {SIGUSR1, SIGUSR2, SIGHUP})
+    for(int s : {SIGUSR1, SIGUSR2, SIGHUP, SIGINT})
     {
-        struct sigaction sa
-        {
-        };
-        sa.sa_handler = on_signal;
+        if(s == SIGINT && !counting) continue; // SIGINT keeps its default: the program dies
+        struct sigaction sa = {};
+        sa.sa_handler       = counting ? on_counted_signal : on_signal;
         sigaction(s, &sa, nullptr);
     }
     if(write(fd, "ready\n", 6) != 6) return 3;
@@ -93,7 +105,8 @@ main(int argc, char** argv)
     if(mode == "args" && argc > 2) return write_lines(argv[2], argv + 3);
     if(mode == "env" && argc > 2) return write_lines(argv[2], environ);
     if(mode == "child" && argc > 2) return run_child("/proc/self/exe", argv[2]);
-    if(mode == "wait" && argc > 2) return wait_for_signal(atoi(argv[2]));
+    if(mode == "wait" && argc > 2) return wait_for_signal(atoi(argv[2]), false);
+    if(mode == "count" && argc > 2) return wait_for_signal(atoi(argv[2]), true);
     fprintf(stderr, "test-program: unknown mode\n");
     return 99;
 }
