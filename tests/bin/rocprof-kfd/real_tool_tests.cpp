@@ -136,6 +136,17 @@ TEST(RealTool, DirectoryPlaceholdersExpandPerProcess)
     auto pids = names_in(dir.file("out") + "/" + host);
     ASSERT_EQ(pids.size(), 1u);
     EXPECT_EQ(pids[0].find_first_not_of("0123456789"), std::string::npos) << pids[0];
+
+    // A rank of a Slurm job, and a variable of the job's environment.
+    auto env = real_env(dir);
+    env.push_back("SLURM_PROCID=3");
+    env.push_back("JOB_TAG=nightly");
+    auto ranked = run({command, "--no-summary", "--emulate", logs_dir + "/" + workload + ".log",
+                       "-d", dir.file("ranks") + "/%hostname%-%rank%-%env{JOB_TAG}%"},
+                      env);
+    ASSERT_EQ(ranked.status, 0) << ranked.err;
+    EXPECT_EQ(names_in(dir.file("ranks")),
+              (std::vector<std::string>{std::string{host} + "-3-nightly"}));
 }
 
 TEST(RealTool, UserToolAlongsideReceivesEveryRecord)
