@@ -149,6 +149,30 @@ TEST(RealTool, DirectoryPlaceholdersExpandPerProcess)
               (std::vector<std::string>{std::string{host} + "-3-nightly"}));
 }
 
+TEST(RealTool, RawCaptureReplaysIntoTheSameRecords)
+{
+    scratch dir;
+    auto    raw   = dir.file("raw.log");
+    auto    first = run({command, "--no-summary", "--emulate", logs_dir + "/" + workload + ".log",
+                         "-d", dir.file("a"), "--raw", raw, "--output-format", "csv"},
+                        real_env(dir));
+    ASSERT_EQ(first.status, 0) << first.err;
+    // The capture is a log in its own right: replayed with no program, the same records.
+    auto again = run(
+        {command, "--no-summary", "--emulate", raw, "-d", dir.file("b"), "--output-format", "csv"},
+        real_env(dir));
+    ASSERT_EQ(again.status, 0) << again.err;
+    auto counts = expected_counts();
+    for(const auto& op : {std::pair<const char*, const char*>{"page_fault.csv", "PAGE_FAULT"},
+                          {"page_migrate.csv", "PAGE_MIGRATE"},
+                          {"queue_suspend.csv", "QUEUE_SUSPEND"},
+                          {"unmap_from_gpu.csv", "UNMAP_FROM_GPU"}})
+    {
+        EXPECT_EQ(csv_rows(dir.file("a") + "/" + op.first), counts[op.second]) << op.first;
+        EXPECT_EQ(csv_rows(dir.file("b") + "/" + op.first), counts[op.second]) << op.first;
+    }
+}
+
 TEST(RealTool, UserToolAlongsideReceivesEveryRecord)
 {
     scratch dir;
