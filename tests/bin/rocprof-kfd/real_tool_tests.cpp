@@ -207,7 +207,35 @@ TEST(RealTool, HtmlFormatWritesTheReport)
 }
 #endif
 
-#ifdef HAVE_MERGE // the command repairs what the killed program left
+#ifdef HAVE_MERGE
+TEST(RealTool, RanksOnTwoHostsMergeIntoOneTraceAndSummary)
+{
+    scratch                  dir;
+    std::vector<std::string> folders;
+    for(const auto& rank :
+        {std::pair<const char*, const char*>{"hostA", "0"}, {"hostA", "1"}, {"hostB", "2"}})
+    {
+        auto env = real_env(dir);
+        env.push_back(std::string{"FAKE_HOST="} + rank.first);
+        env.push_back(std::string{"SLURM_PROCID="} + rank.second);
+        auto r = run({command, "--no-summary", "--emulate", logs_dir + "/" + workload + ".log",
+                      "-d", dir.file("out") + "/%env{FAKE_HOST}%-%rank%", "--output-format",
+                      "summary,sqlite,json"},
+                     env);
+        ASSERT_EQ(r.status, 0) << r.err;
+        folders.push_back(dir.file("out") + "/" + rank.first + "-" + rank.second);
+    }
+    std::vector<std::string> merge = {command, "merge", "-q", "-o", dir.file("merged")};
+    merge.insert(merge.end(), folders.begin(), folders.end());
+    auto m = run(merge, real_env(dir));
+    ASSERT_EQ(m.status, 0) << m.err;
+    auto files = names_in(dir.file("merged"));
+    for(const char* name : {"trace.pftrace", "summary.json"})
+        EXPECT_NE(std::find(files.begin(), files.end(), name), files.end()) << name;
+    EXPECT_TRUE(looks_complete_json(read_file(dir.file("merged") + "/summary.json")));
+}
+
+// The command repairs what the killed program left.
 TEST(RealTool, ProgramKilledBySigtermLeavesCompleteDocuments)
 {
     scratch dir;
