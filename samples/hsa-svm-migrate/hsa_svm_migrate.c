@@ -54,7 +54,7 @@ static hsa_status_t
 find_gpu(hsa_agent_t agent, void* data)
 {
     hsa_device_type_t type;
-    (void) data;
+    (void)data;
     if(hsa_agent_get_info(agent, HSA_AGENT_INFO_DEVICE, &type) == HSA_STATUS_SUCCESS &&
        type == HSA_DEVICE_TYPE_GPU && !have_gpu)
     {
@@ -70,7 +70,7 @@ find_vram_pool(hsa_amd_memory_pool_t pool, void* data)
     hsa_amd_segment_t segment;
     uint32_t          flags   = 0;
     int               allowed = 0;
-    (void) data;
+    (void)data;
     if(hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_SEGMENT, &segment) !=
            HSA_STATUS_SUCCESS ||
        segment != HSA_AMD_SEGMENT_GLOBAL)
@@ -97,7 +97,7 @@ wait_done(hsa_signal_t signal)
 static void
 cpu_touch(unsigned char* p, size_t bytes, unsigned char value)
 {
-    size_t page = (size_t) sysconf(_SC_PAGESIZE);
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
     size_t i;
     for(i = 0; i < bytes; i += page)
         p[i] = value;
@@ -118,7 +118,7 @@ run_rounds(unsigned char* range, size_t bytes, int rounds, void* vram)
         if(status != HSA_STATUS_SUCCESS) return fail("hsa_amd_svm_prefetch_async", status);
         if(wait_done(signal) != 0) return fail("hsa_amd_svm_prefetch_async (completion)", status);
 
-        cpu_touch(range, bytes, (unsigned char) round);
+        cpu_touch(range, bytes, (unsigned char)round);
 
         if(gpu_copies)
         {
@@ -126,8 +126,9 @@ run_rounds(unsigned char* range, size_t bytes, int rounds, void* vram)
             status = hsa_amd_memory_async_copy(range, gpu, vram, gpu, bytes, 0, NULL, signal);
             if(status != HSA_STATUS_SUCCESS || wait_done(signal) != 0)
             {
-                fprintf(stderr, "hsa-svm-migrate: GPU copy into SVM not possible here (%s); "
-                                "continuing with prefetches and CPU touches\n",
+                fprintf(stderr,
+                        "hsa-svm-migrate: GPU copy into SVM not possible here (%s); "
+                        "continuing with prefetches and CPU touches\n",
                         status_text(status));
                 gpu_copies = 0;
             }
@@ -142,14 +143,14 @@ run_rounds(unsigned char* range, size_t bytes, int rounds, void* vram)
 int
 main(int argc, char** argv)
 {
-    int            rounds = argc > 1 ? atoi(argv[1]) : 8;
-    size_t         mib    = argc > 2 ? strtoull(argv[2], NULL, 10) : 64;
-    size_t         bytes  = mib << 20;
-    hsa_status_t   status = hsa_init();
-    unsigned char* range;
-    void*          vram = NULL;
-    bool           svm  = false;
-    int            rc;
+    int                          rounds = argc > 1 ? atoi(argv[1]) : 8;
+    size_t                       mib    = argc > 2 ? strtoull(argv[2], NULL, 10) : 64;
+    size_t                       bytes  = mib << 20;
+    hsa_status_t                 status = hsa_init();
+    unsigned char*               range;
+    void*                        vram = NULL;
+    bool                         svm  = false;
+    int                          rc;
     hsa_amd_svm_attribute_pair_t access;
 
     if(rounds <= 0 || mib == 0)
@@ -178,7 +179,7 @@ main(int argc, char** argv)
     }
 
     /* 2 MiB aligned, the SVM migration granularity; written once so it starts in RAM. */
-    if(posix_memalign((void**) &range, 2u << 20, bytes) != 0)
+    if(posix_memalign((void**)&range, 2u << 20, bytes) != 0)
     {
         fprintf(stderr, "hsa-svm-migrate: cannot allocate %zu MiB\n", mib);
         hsa_shut_down();
@@ -196,7 +197,8 @@ main(int argc, char** argv)
         return rc;
     }
     hsa_amd_agent_iterate_memory_pools(gpu, find_vram_pool, NULL);
-    if(have_vram_pool && hsa_amd_memory_pool_allocate(vram_pool, bytes, 0, &vram) != HSA_STATUS_SUCCESS)
+    if(have_vram_pool &&
+       hsa_amd_memory_pool_allocate(vram_pool, bytes, 0, &vram) != HSA_STATUS_SUCCESS)
         vram = NULL;
 
     rc = run_rounds(range, bytes, rounds, vram);

@@ -38,11 +38,11 @@ static rocprofiler_status_t
 collect_gpus(rocprofiler_agent_version_t version, const void** agents, size_t count, void* data)
 {
     size_t i;
-    (void) version;
-    (void) data;
+    (void)version;
+    (void)data;
     for(i = 0; i < count && gpu_count < MAX_GPUS; ++i)
     {
-        const rocprofiler_agent_v0_t* a = (const rocprofiler_agent_v0_t*) agents[i];
+        const rocprofiler_agent_v0_t* a = (const rocprofiler_agent_v0_t*)agents[i];
         if(a->type == ROCPROFILER_AGENT_TYPE_GPU) gpu_ids[gpu_count++] = a->gpu_id;
     }
     return ROCPROFILER_STATUS_SUCCESS;
@@ -52,12 +52,12 @@ static void
 on_records(rocprofiler_context_id_t ctx, rocprofiler_buffer_id_t buf,
            rocprofiler_record_header_t** headers, size_t count, void* data, uint64_t drops)
 {
-    (void) ctx;
-    (void) buf;
-    (void) headers;
-    (void) data;
-    delivered += count;      /* callbacks of one buffer never run concurrently */
-    buffer_drops += drops;   /* what the DISCARD buffer could not hold since the last call */
+    (void)ctx;
+    (void)buf;
+    (void)headers;
+    (void)data;
+    delivered += count;    /* callbacks of one buffer never run concurrently */
+    buffer_drops += drops; /* what the DISCARD buffer could not hold since the last call */
 }
 
 /* Everything that was lost, from one set of counters. */
@@ -97,8 +97,8 @@ tool_initialize(rocprofiler_client_finalize_t finalize, void* data)
     const char*          size_text = getenv("LOSS_SAMPLE_BUFFER_BYTES");
     size_t               bytes     = size_text ? strtoull(size_text, NULL, 10) : 4096;
     rocprofiler_status_t status;
-    (void) finalize;
-    (void) data;
+    (void)finalize;
+    (void)data;
     rocprofiler_query_available_agents(ROCPROFILER_AGENT_INFO_VERSION_0, collect_gpus,
                                        sizeof(rocprofiler_agent_v0_t), NULL);
     rocprofiler_create_context(&context);
@@ -121,7 +121,7 @@ tool_finalize(void* data)
 {
     rocprofiler_kfd_loss_stats_t total;
     size_t                       i;
-    (void) data;
+    (void)data;
     memset(&total, 0, sizeof(total));
     total.size = sizeof(total); /* the size this tool was built with: older SDKs fill a prefix */
     /* In finalize the counters are final: every buffered record was delivered. */
@@ -135,7 +135,8 @@ tool_finalize(void* data)
         snprintf(label, sizeof(label), "gpu 0x%" PRIx64, gpu_ids[i]);
         print_stats(label, &s);
     }
-    if(rocprofiler_kfd_get_loss_stats(ROCPROFILER_KFD_ALL_GPUS, &total) != ROCPROFILER_STATUS_SUCCESS)
+    if(rocprofiler_kfd_get_loss_stats(ROCPROFILER_KFD_ALL_GPUS, &total) !=
+       ROCPROFILER_STATUS_SUCCESS)
     {
         printf("loss-accounting-sample: no loss counters (tracing was not available)\n");
         return;
@@ -159,9 +160,9 @@ rocprofiler_configure(uint32_t version, const char* runtime_version, uint32_t pr
 {
     static rocprofiler_tool_configure_result_t result = {
         sizeof(rocprofiler_tool_configure_result_t), tool_initialize, tool_finalize, NULL};
-    (void) version;
-    (void) runtime_version;
-    (void) priority;
+    (void)version;
+    (void)runtime_version;
+    (void)priority;
     id->name = "loss-accounting-sample";
     return &result;
 }
