@@ -15,7 +15,7 @@
  * HSA_AMD_SYSTEM_INFO_SVM_ACCESSIBLE_BY_DEFAULT is false).
  *
  * Exit status: 0 done; 77 no usable AMD GPU here (no driver, no GPU agent, or no SVM
- * support: one line says which); 1 an HSA call failed (one line names it).
+ * support: one line says which); 1 an HSA call failed (one line names it); 2 bad arguments.
  */
 #define _POSIX_C_SOURCE 200809L /* posix_memalign, sysconf */
 
