@@ -1,0 +1,523 @@
+#!/usr/bin/env python3
+# MIT License - see LICENSE.
+"""End-to-end tests of rocprof-kfd-report, one case per ctest test:
+
+  single      a generated 2-GPU workload: summary written by summary_oracle.py, report
+              parsed; every plot, axis title, legend; no external URL; the numbers behind
+              each plot recomputed here from the generator's records for one bin
+  ranks       three ranks on two hosts (one lost records): per-rank comparison, red banner
+  bad-input   missing file, invalid JSON, wrong schema/version/type: one line naming the
+              file, exit status 2, no report written
+  large       8 GPUs x 512 bins, 1000 suspensions per GPU: size bound, printed
+  render      headless Chromium: rendered SVG sizes (getBBox), no console error, screenshot
+              not blank and showing the plots' colours
+  tool-replay the bundled tool on a bundled log through the emulator, then the report
+"""
+
+import argparse
+import glob
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import html_dom  # noqa: E402
+import summary_oracle as oracle  # noqa: E402
+
+PLOTS = {
+    # plot id -> substrings its axis titles must contain (units)
+    "migration-bandwidth": ["bandwidth (GB/s)", "time since the first event ("],
+    "fault-rate": ["faults/s", "time since the first event ("],
+    "histogram-page_fault": ["records", "duration (ns, log scale"],
+    "histogram-page_migrate": ["records", "duration (ns, log scale"],
+    "queue-suspension": ["time since the first event ("],
+}
+RANK_PLOTS = {
+    "rank-bytes": ["bytes migrated (GiB)"],
+    "rank-faults": ["page faults"],
+    "rank-queue": ["queues suspended (% of wall time)"],
+}
+
+FAILURES = []
+
+
+def check(cond, what):
+    if not cond:
+        FAILURES.append(what)
+        print("FAIL:", what)
+    return cond
+
+
+def close(a, b, rel=2e-5, abs_tol=1e-9):
+    return abs(a - b) <= max(abs_tol, rel * max(abs(a), abs(b)))
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=240, **kw)
+
+
+def generate(args, name, scenario, gpus, events, seed):
+    """A generated log and its oracle records: (records, gpus)."""
+    log = os.path.join(args.work, name + ".log")
+    expect = os.path.join(args.work, name + ".expect.csv")
+    r = run([args.generator, "--scenario", scenario, "--gpus", str(gpus), "--events",
+             str(events), "--seed", str(seed), "--timestamps", "keep", "-o", log,
+             "--expect", expect])
+    assert r.returncode == 0, r.stderr
+    return oracle.read_records(expect), oracle.read_gpus(log)
+
+
+def report(args, inputs, out):
+    r = run([args.report, "-o", out] + inputs)
+    check(r.returncode == 0, f"report exit status {r.returncode}: {r.stderr}")
+    check(r.stderr.strip() == f"rocprof-kfd-report: wrote {out}", f"stderr: {r.stderr!r}")
+    with open(out, encoding="utf-8") as f:
+        return f.read()
+
+
+# --- structure -------------------------------------------------------------------------
+
+def check_self_contained(text, root):
+    for bad in ("http:", "https:", "//", "ftp:", "url(", "@import", "data:"):
+        check(bad not in text, f"the page contains {bad!r}")
+    for n in root.walk():
+        check(n.tag not in ("script", "link", "img", "iframe", "object", "embed", "image",
+                            "use", "foreignobject", "audio", "video"),
+              f"<{n.tag}> in the page")
+        for k, v in n.attrs.items():
+            if k in ("src", "href", "xlink:href", "action", "srcset", "background"):
+                check((v or "").startswith("#"), f"<{n.tag} {k}={v!r}>")
+            check(not k.startswith("on"), f"event handler {k} on <{n.tag}>")
+
+
+def check_plot(section, plot_id, titles):
+    svg = section.find("svg", data_plot=plot_id)
+    if not check(svg is not None, f"plot {plot_id} missing"):
+        return None
+    check(svg.find("title") is not None and svg.find("title").text().strip(), f"{plot_id}: no title")
+    axis_titles = " | ".join(t.text() for t in svg.find_all("text", class_="axis-title"))
+    for t in titles:
+        check(t in axis_titles, f"{plot_id}: axis title {t!r} not in {axis_titles!r}")
+    legend = svg.find("g", class_="legend")
+    check(legend is not None and legend.find_all("text"), f"{plot_id}: no legend")
+    check(float(svg.attrs["width"]) > 0 and float(svg.attrs["height"]) > 0, f"{plot_id}: no size")
+    return svg
+
+
+def check_structure(text, expect_inputs, expect_ranks):
+    root, errors = html_dom.parse(text)
+    check(not errors, f"HTML nesting errors: {errors[:5]}")
+    check(text.startswith("<!DOCTYPE html>"), "no doctype")
+    check(root.find("meta", charset="utf-8") is not None, "no charset")
+    check(root.find("style") is not None and "@media print" in root.find("style").text(),
+          "no print stylesheet")
+    check_self_contained(text, root)
+    sections = root.find_all("section", class_="input")
+    check(len(sections) == expect_inputs, f"{len(sections)} input sections, {expect_inputs} expected")
+    for s in sections:
+        for plot_id, titles in PLOTS.items():
+            check_plot(s, plot_id, titles)
+        for table in ("metadata", "loss", "operations", "directions", "faults",
+                      "top-ranges-by-faults", "top-ranges-by-bytes", "thrashing"):
+            check(s.find("table", data_table=table) is not None, f"table {table} missing")
+    ranks = root.find("section", data_section="rank-comparison")
+    check((ranks is not None) == expect_ranks, f"rank section present: {ranks is not None}")
+    if ranks is not None:
+        for plot_id, titles in RANK_PLOTS.items():
+            check_plot(ranks, plot_id, titles)
+    return root, sections
+
+
+# --- numbers, recomputed here from the records ------------------------------------------
+
+def values(node):
+    return [float(v) for v in node.attrs["data-values"].split()]
+
+
+def overlap_share(r, lo, hi):
+    """The part of migration r's bytes that falls in [lo, hi)."""
+    size = r["addr_end"] + 1 - r["addr_start"]
+    s, e = r["start_ns"], r["end_ns"]
+    if e <= s:
+        return size if lo <= s < hi else 0
+    return size * max(0, min(e, hi) - max(s, lo)) / (e - s)
+
+
+def check_numbers(section, records):
+    migs = [r for r in records if r["operation"] == "PAGE_MIGRATE"]
+    faults = [r for r in records if r["operation"] == "PAGE_FAULT"]
+    queues = [r for r in records if r["operation"] == "QUEUE_SUSPEND"]
+
+    bw = section.find("svg", data_plot="migration-bandwidth")
+    t0, bin_ns, bins = (int(bw.attrs[k]) for k in ("data-start-ns", "data-bin-ns", "data-bins"))
+    # One bin: the one where the median migration starts; every direction drawn.
+    k = (sorted(r["start_ns"] for r in migs)[len(migs) // 2] - t0) // bin_ns
+    lo, hi = t0 + k * bin_ns, t0 + (k + 1) * bin_ns
+    series = bw.find_all("path", class_="series")
+    check(len(series) == len({(r["node_or_from"], r["to"]) for r in migs}), "bandwidth series count")
+    for p in series:
+        a, b = int(p.attrs["data-from-node"]), int(p.attrs["data-to-node"])
+        mine = [r for r in migs if (r["node_or_from"], r["to"]) == (a, b)]
+        want = sum(overlap_share(r, lo, hi) for r in mine) / bin_ns  # bytes/ns = GB/s
+        got = values(p)
+        check(len(got) == bins, "bandwidth values per bin")
+        check(close(got[k], want), f"bandwidth {a}->{b} bin {k}: {got[k]} GB/s, expected {want}")
+        total = sum(r["addr_end"] + 1 - r["addr_start"] for r in mine)
+        check(close(sum(got) * bin_ns, total, rel=1e-4), f"bandwidth {a}->{b}: bytes over all bins")
+
+    fr = section.find("svg", data_plot="fault-rate")
+    k = (sorted(r["start_ns"] for r in faults)[len(faults) // 2] - t0) // bin_ns
+    for panel in fr.find_all("g", class_="panel"):
+        gpu = int(panel.attrs["data-gpu-id"])
+        for kind, is_read in (("read", 1), ("write", 0)):
+            n = sum(1 for r in faults if r["node_or_from"] == gpu and r["read_fault"] == is_read and
+                    (r["start_ns"] - t0) // bin_ns == k)
+            got = values(panel.find("path", data_kind=kind))[k]
+            check(close(got, n * 1e9 / bin_ns), f"fault rate gpu {gpu} {kind} bin {k}: {got}, "
+                  f"expected {n * 1e9 / bin_ns}")
+
+    for op, rs in (("page_fault", faults), ("page_migrate", migs)):
+        h = section.find("svg", data_plot="histogram-" + op)
+        ds = sorted(r["end_ns"] - r["start_ns"] for r in rs)
+        bars = h.find_all("rect", class_="bar")
+        check(sum(int(b.attrs["data-value"]) for b in bars) == len(ds), f"{op}: bars hold every record")
+        tallest = max(bars, key=lambda b: int(b.attrs["data-value"]))
+        for bar in bars:
+            lower, upper = int(bar.attrs["data-lower-ns"]), int(bar.attrs["data-upper-ns"])
+            n = sum(1 for d in ds if (lower < d <= upper) or (upper == 1 and d <= 1))
+            check(int(bar.attrs["data-value"]) == n, f"{op}: bucket ({lower}, {upper}] holds {n}")
+            # geometry: bar heights in proportion to their counts
+            ratio = float(bar.attrs["height"]) / float(tallest.attrs["height"])
+            check(abs(ratio - n / int(tallest.attrs["data-value"])) < 0.02, f"{op}: bar height")
+        p50 = ds[-(-len(ds) * 50 // 100) - 1]
+        p99 = ds[-(-len(ds) * 99 // 100) - 1]
+        check(int(h.find("g", data_marker="p50").attrs["data-ns"]) == p50, f"{op}: p50 marker")
+        check(int(h.find("g", data_marker="p99").attrs["data-ns"]) == p99, f"{op}: p99 marker")
+
+    q = section.find("svg", data_plot="queue-suspension")
+    wall = max(r["end_ns"] for r in records) - min(r["start_ns"] for r in records)
+    rows = q.find_all("g", class_="row")
+    check(len(rows) == len({r["node_or_from"] for r in queues}), "one strip per suspended GPU")
+    for row in rows:
+        gpu = int(row.attrs["data-gpu-id"])
+        mine = [r for r in queues if r["node_or_from"] == gpu]
+        total = sum(r["end_ns"] - r["start_ns"] for r in mine)
+        check(int(row.attrs["data-total-ns"]) == total, f"queue gpu {gpu}: total")
+        check(int(row.attrs["data-intervals"]) == len(mine), f"queue gpu {gpu}: intervals")
+        check(close(float(row.attrs["data-share"]), total / wall), f"queue gpu {gpu}: share")
+        check(f"{100 * total / wall:.3g}"[:3] in row.text(), f"queue gpu {gpu}: share shown")
+        check(row.find_all("rect", class_="interval"), f"queue gpu {gpu}: no interval drawn")
+
+    top = section.find("table", data_table="top-ranges-by-faults").find("tbody").find("tr")
+    per_block = {}
+    for r in faults:
+        per_block[r["addr_start"] >> 21] = per_block.get(r["addr_start"] >> 21, 0) + 1
+    best = max(per_block.values())
+    check(int(top.find_all("td")[1].attrs["data-value"]) == best, "top range by faults")
+
+
+# --- cases ---------------------------------------------------------------------------------
+
+def case_single(args):
+    records, gpus = generate(args, "single", "mixed", 2, 3000, 11)
+    path = os.path.join(args.work, "single", "summary.json")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    oracle.write(oracle.build(records, gpus), path)
+    text = report(args, [path], os.path.join(args.work, "single.html"))
+    root, sections = check_structure(text, 1, False)
+    check(root.find("div", data_lost="false") is not None, "no-loss line")
+    check(root.find("div", data_lost="true") is None, "no red banner without loss")
+    check_numbers(sections[0], records)
+
+
+def write_ranks(args):
+    """Three ranks on two hosts, as rocprof-kfd -d out/%hostname%-%rank% leaves them."""
+    base = os.path.join(args.work, "ranks")
+    shutil.rmtree(base, ignore_errors=True)
+    all_records = []
+    for rank, (host, seed, gpus) in enumerate([("host-a", 21, 2), ("host-a", 22, 2), ("host-b", 23, 4)]):
+        records, g = generate(args, f"rank{rank}", "mixed", gpus, 1500, seed)
+        loss = {"records_dropped": 17, "lost": True,
+                "message": "17 records dropped: a buffer was full"} if rank == 1 else None
+        d = os.path.join(base, f"{host}-{rank}", "4242")
+        os.makedirs(d)
+        oracle.write(oracle.build(records, g, pid=4000 + rank, rank=str(rank), hostname=host,
+                                  loss=loss), os.path.join(d, "summary.json"))
+        all_records.append(records)
+    return base, all_records
+
+
+def case_ranks(args):
+    base, all_records = write_ranks(args)
+    text = report(args, [base], os.path.join(args.work, "ranks.html"))
+    root, sections = check_structure(text, 3, True)
+    for i, records in enumerate(all_records):
+        check_numbers(sections[i], records)
+    banner = root.find("div", data_lost="true")
+    if check(banner is not None, "red banner when a rank lost records"):
+        check("rank 1 · host-a · pid 4001" in banner.text() and "17 records dropped" in banner.text(),
+              f"banner names the rank: {banner.text()!r}")
+        check(banner.attrs.get("role") == "alert", "banner role")
+    ranks = root.find("section", data_section="rank-comparison")
+    rows = ranks.find("table", data_table="ranks").find("tbody").find_all("tr")
+    check(len(rows) == 3, "three rank rows")
+    check("lost" in rows[1].text() and "none" in rows[0].text(), "loss column")
+    bars = ranks.find("svg", data_plot="rank-bytes")
+    for i, records in enumerate(all_records):
+        htod = sum(r["addr_end"] + 1 - r["addr_start"] for r in records
+                   if r["operation"] == "PAGE_MIGRATE" and r["node_or_from"] == 0 and r["to"] != 0)
+        row = bars.find("g", data_row=str(i))
+        got = float(row.find("rect", data_series="HtoD").attrs["data-value"])
+        check(close(got, htod), f"rank {i}: HtoD bytes {got}, expected {htod}")
+        reads = sum(1 for r in records if r["operation"] == "PAGE_FAULT" and r["read_fault"])
+        row = ranks.find("svg", data_plot="rank-faults").find("g", data_row=str(i))
+        check(float(row.find("rect", data_series="read faults").attrs["data-value"]) == reads,
+              f"rank {i}: read faults")
+
+
+def case_bad_input(args):
+    d = os.path.join(args.work, "bad")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(os.path.join(d, "empty"))
+    good = oracle.build(*generate(args, "bad-good", "streaming", 1, 200, 3))
+    cases = {
+        "missing.json": None,
+        "invalid.json": '{"schema": "rocprof-kfd-summary", "version": 1,',
+        "schema.json": json.dumps(dict(good, schema="something-else")),
+        "version.json": json.dumps(dict(good, version=2)),
+        "type.json": json.dumps(dict(good, metadata=dict(good["metadata"], pid="one"))),
+        "array.json": '[1, 2, 3]',
+    }
+    out = os.path.join(d, "out.html")
+    for name, content in cases.items():
+        path = os.path.join(d, name)
+        if content is not None:
+            with open(path, "w") as f:
+                f.write(content)
+        good_path = os.path.join(d, "good", "summary.json")
+        os.makedirs(os.path.dirname(good_path), exist_ok=True)
+        oracle.write(good, good_path)
+        # the bad file after a good one: the whole run fails
+        r = run([args.report, "-o", out, good_path, path])
+        lines = r.stderr.strip().splitlines()
+        check(r.returncode == 2, f"{name}: exit status {r.returncode}")
+        check(len(lines) == 1 and path in lines[0], f"{name}: one line naming the file: {r.stderr!r}")
+        check(not os.path.exists(out), f"{name}: a report was written")
+        print(f"{name}: {r.stderr.strip()}")
+    r = run([args.report, "-o", out, os.path.join(d, "empty")])
+    check(r.returncode == 2 and "no summary.json" in r.stderr, f"empty dir: {r.stderr!r}")
+    r = run([args.report, "--bogus", good_path])
+    check(r.returncode == 2 and "unknown option --bogus" in r.stderr, f"bad option: {r.stderr!r}")
+    r = run([args.report])
+    check(r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, "no input")
+    r = run([args.report, "-o", os.path.join(d, "no", "such", "dir", "r.html"), good_path])
+    check(r.returncode == 1 and "cannot write" in r.stderr, f"unwritable output: {r.stderr!r}")
+    # a planted symlink at the output is replaced, never followed
+    victim = os.path.join(d, "victim.txt")
+    with open(victim, "w") as f:
+        f.write("keep")
+    link = os.path.join(d, "link.html")
+    os.symlink(victim, link)
+    r = run([args.report, "-o", link, good_path])
+    check(r.returncode == 0 and not os.path.islink(link), "output symlink replaced")
+    check(open(victim).read() == "keep", "symlink target untouched")
+    r = run([args.report, "--help"])
+    check(r.returncode == 0 and "usage: rocprof-kfd-report" in r.stdout, "--help")
+
+
+def large_summary():
+    """8 GPUs, the full 512 bins, every direction, 1000 suspensions per GPU."""
+    rnd = random.Random(5)
+    gpus = [(0x1000 + 17 * i, "gfx942") for i in range(8)]
+    bins, bin_ns, t0 = 512, 1 << 22, 10 ** 12
+    dirs = [(0, g) for g, _ in gpus] + [(g, 0) for g, _ in gpus] + \
+           [(a, b) for (a, _), (b, _) in zip(gpus, gpus[1:] + gpus[:1])]
+    s = oracle.build([{"operation": "PAGE_FAULT", "start_ns": t0, "end_ns": t0 + bins * bin_ns - 1,
+                       "node_or_from": gpus[0][0], "read_fault": 1, "migrated": 1,
+                       "addr_start": 0, "trigger": None}], gpus)
+    s["timeline"] = {"start_ns": t0, "bin_ns": bin_ns, "bins": bins,
+                     "migration_bytes": [{"from_node": a, "to_node": b,
+                                          "values": [rnd.randrange(0, 1 << 28) for _ in range(bins)]}
+                                         for a, b in dirs],
+                     "faults": [{"gpu_id": g, "read": [rnd.randrange(0, 5000) for _ in range(bins)],
+                                 "write": [rnd.randrange(0, 5000) for _ in range(bins)]} for g, _ in gpus]}
+    s["histograms"] = {op: {"bucket_upper_ns": [1 << i for i in range(40)],
+                            "counts": [rnd.randrange(0, 10 ** 6) for _ in range(40)],
+                            "p50_ns": 1 << 14, "p99_ns": 1 << 20} for op in ("page_fault", "page_migrate")}
+    s["queue_suspensions"] = []
+    for g, _ in gpus:
+        starts = sorted(rnd.sample(range(t0, t0 + bins * bin_ns), 1000))
+        s["queue_suspensions"].append({"gpu_id": g, "intervals_merged": True,
+                                       "intervals": [[a, a + rnd.randrange(1000, 200000)] for a in starts]})
+    s["queue_suspend_by_gpu"] = [{"gpu_id": g, "name": n, "count": 1000, "total_ns": 10 ** 8,
+                                  "share_of_wall": 0.05} for g, n in gpus]
+    s["thrashing"]["ranges"] = [{"start": hex(i << 21), "end": hex(((i + 1) << 21) - 1),
+                                 "between": [0, gpus[i % 8][0]], "migrations": 100 - i,
+                                 "bytes": 1 << 30} for i in range(50)]
+    return s
+
+
+def case_large(args):
+    d = os.path.join(args.work, "large")
+    os.makedirs(d, exist_ok=True)
+    oracle.write(large_summary(), os.path.join(d, "summary.json"))
+    out = os.path.join(args.work, "large.html")
+    text = report(args, [d], out)
+    size = os.path.getsize(out)
+    print(f"large summary (8 GPUs, 512 bins, 24 directions, 8000 suspensions): report {size} bytes")
+    check(size < 3 * 1024 * 1024, f"report of {size} bytes, over 3 MiB")
+    root, sections = check_structure(text, 1, False)
+    bw = sections[0].find("svg", data_plot="migration-bandwidth")
+    labels = [p.attrs["data-label"] for p in bw.find_all("path", class_="series")]
+    check(len(labels) == 8 and labels[-1] == "other (17 directions)", f"series {labels}")
+
+
+PROBE = """<script>
+// Test probe (not part of the report): record each plot's rendered size.
+for (const svg of document.querySelectorAll('svg.plot')) {
+  const b = svg.getBBox(), r = svg.getBoundingClientRect();
+  let drawn = 0;
+  for (const e of svg.querySelectorAll('path.series, rect.bar, rect.interval')) {
+    const eb = e.getBBox(); if (eb.width > 0 && eb.height > 0) drawn++;
+  }
+  svg.setAttribute('data-probe', [b.width, b.height, r.width, r.height, drawn].join(' '));
+}
+document.body.setAttribute('data-probe-done', 'yes');
+console.log('probe done');
+</script>"""
+
+
+def chromium(args, *extra):
+    profile = os.path.join(args.work, "chromium-profile")
+    cmd = [args.chromium, "--headless", "--disable-gpu", "--no-first-run", "--disable-extensions",
+           "--disable-background-networking", "--host-resolver-rules=MAP * ~NOTFOUND",
+           f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0"]
+    if os.geteuid() == 0:
+        cmd.append("--no-sandbox")  # Chromium refuses to run as root otherwise
+    return run(cmd + list(extra))
+
+
+def console_errors(stderr):
+    lines = [line for line in stderr.splitlines() if ":CONSOLE" in line or "net::ERR" in line]
+    return [line for line in lines if "probe done" not in line]
+
+
+def case_render(args):
+    if not args.chromium:
+        print("SKIPPED: no chromium (scripts/setup-debian.sh installs it)")
+        sys.exit(77)
+    base, _ = write_ranks(args)
+    records, gpus = generate(args, "render", "mixed", 2, 3000, 11)
+    single = os.path.join(args.work, "render", "summary.json")
+    os.makedirs(os.path.dirname(single), exist_ok=True)
+    oracle.write(oracle.build(records, gpus, hostname="node017", rank="0"), single)
+    for name, inputs, plots in (("render-single", [single], len(PLOTS)),
+                                ("render-ranks", [base], 3 * len(PLOTS) + len(RANK_PLOTS))):
+        html = os.path.join(args.work, name + ".html")
+        text = report(args, inputs, html)
+        probe = os.path.join(args.work, name + ".probe.html")
+        with open(probe, "w", encoding="utf-8") as f:
+            f.write(text.replace("</body>", PROBE + "</body>"))
+        r = chromium(args, "--dump-dom", "file://" + probe)
+        check(r.returncode == 0, f"{name}: chromium --dump-dom exit status {r.returncode}")
+        check(not console_errors(r.stderr), f"{name}: console: {console_errors(r.stderr)}")
+        root, errors = html_dom.parse(r.stdout)
+        check(root.find("body", data_probe_done="yes") is not None, f"{name}: probe did not run")
+        svgs = root.find_all("svg", class_="plot")
+        check(len(svgs) == plots, f"{name}: {len(svgs)} plots rendered, {plots} expected")
+        for svg in svgs:
+            w, h, rw, rh, drawn = (float(v) for v in svg.attrs.get("data-probe", "0 0 0 0 0").split())
+            check(w > 100 and h > 50 and rw > 100 and rh > 50,
+                  f"{name}: {svg.attrs['data-plot']} rendered {w}x{h} (box {rw}x{rh})")
+            check(drawn > 0, f"{name}: {svg.attrs['data-plot']}: no drawn mark has a size")
+        png = os.path.join(args.work, name + ".png")
+        r = chromium(args, "--hide-scrollbars", "--window-size=1000,1900", f"--screenshot={png}",
+                     "file://" + html)
+        check(r.returncode == 0 and os.path.exists(png), f"{name}: screenshot failed: {r.stderr[-500:]}")
+        check(not console_errors(r.stderr), f"{name}: console: {console_errors(r.stderr)}")
+        w, h, rows = html_dom.read_png(png)
+        pixels = [p for row in rows for p in row]
+        lum = [0.299 * r_ + 0.587 * g + 0.114 * b for r_, g, b in pixels]
+        mean = sum(lum) / len(lum)
+        var = sum((v - mean) ** 2 for v in lum) / len(lum)
+        ink = sum(1 for v in lum if v < 200) / len(lum)
+        blue = sum(1 for p in pixels if abs(p[0] - 0x00) < 12 and abs(p[1] - 0x72) < 12 and abs(p[2] - 0xB2) < 12)
+        print(f"{name}: screenshot {w}x{h}, luminance variance {var:.0f}, ink {ink:.3f}, "
+              f"Okabe-Ito blue pixels {blue}")
+        check(var > 100 and ink > 0.02, f"{name}: screenshot looks blank")
+        check(blue > 1000, f"{name}: the plots' blue is missing from the screenshot")
+        if name == "render-single" and args.screenshot_out:
+            shutil.copyfile(png, args.screenshot_out)
+
+
+def case_tool_replay(args):
+    log = os.path.join(args.logs, "mixed-4gpu-6.0.log")
+    expect = os.path.join(args.logs, "mixed-4gpu-6.0.expect.csv")
+    out_dir = os.path.join(args.work, "tool-replay")
+    shutil.rmtree(out_dir, ignore_errors=True)
+    env = dict(os.environ, LD_PRELOAD=f"{args.emulator} {args.tool}", KFD_EMULATOR_LOG=log,
+               ROCPROF_KFD_OUTPUT_DIRECTORY=out_dir, ROCPROF_KFD_SUMMARY_STDERR="0",
+               ROCPROF_KFD_OUTPUT_FORMAT="summary")
+    r = subprocess.run(["/bin/true"], env=env, capture_output=True, text=True, timeout=120)
+    check(r.returncode == 0, f"replay exit status {r.returncode}: {r.stderr}")
+    found = glob.glob(os.path.join(out_dir, "**", "summary.json"), recursive=True)
+    if not check(len(found) == 1, f"summary.json written by the tool: {found}"):
+        return
+    text = report(args, [out_dir], os.path.join(args.work, "tool-replay.html"))
+    root, sections = check_structure(text, 1, False)
+    records = oracle.read_records(expect)
+    s = sections[0]
+    # Time-independent figures (the emulator rebases timestamps): totals per plot.
+    bw = s.find("svg", data_plot="migration-bandwidth")
+    bin_ns = int(bw.attrs["data-bin-ns"])
+    for p in bw.find_all("path", class_="series"):
+        a, b = int(p.attrs["data-from-node"]), int(p.attrs["data-to-node"])
+        want = sum(r["addr_end"] + 1 - r["addr_start"] for r in records
+                   if r["operation"] == "PAGE_MIGRATE" and (r["node_or_from"], r["to"]) == (a, b))
+        check(close(sum(values(p)) * bin_ns, want, rel=1e-3), f"tool: bytes {a}->{b}")
+    for op in ("PAGE_FAULT", "PAGE_MIGRATE"):
+        h = s.find("svg", data_plot="histogram-" + op.lower())
+        n = sum(int(b.attrs["data-value"]) for b in h.find_all("rect", class_="bar"))
+        check(n == sum(1 for r in records if r["operation"] == op), f"tool: {op} histogram total {n}")
+    fr = s.find("svg", data_plot="fault-rate")
+    for panel in fr.find_all("g", class_="panel"):
+        gpu = int(panel.attrs["data-gpu-id"])
+        got = sum(values(panel.find("path", data_kind="read"))) * bin_ns / 1e9
+        want = sum(1 for r in records if r["operation"] == "PAGE_FAULT" and r["node_or_from"] == gpu
+                   and r["read_fault"])
+        check(close(got, want, rel=1e-4, abs_tol=1e-6), f"tool: read faults gpu {gpu}: {got} vs {want}")
+    q = s.find("svg", data_plot="queue-suspension")
+    for row in q.find_all("g", class_="row"):
+        gpu = int(row.attrs["data-gpu-id"])
+        want = sum(r["end_ns"] - r["start_ns"] for r in records
+                   if r["operation"] == "QUEUE_SUSPEND" and r["node_or_from"] == gpu)
+        check(int(row.attrs["data-total-ns"]) == want, f"tool: queue total gpu {gpu}")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("case", choices=["single", "ranks", "bad-input", "large", "render", "tool-replay"])
+    ap.add_argument("--report", required=True)
+    ap.add_argument("--generator", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--chromium")
+    ap.add_argument("--screenshot-out")
+    ap.add_argument("--emulator")
+    ap.add_argument("--tool")
+    ap.add_argument("--logs")
+    args = ap.parse_args()
+    args.work = os.path.join(args.work, args.case)
+    shutil.rmtree(args.work, ignore_errors=True)
+    os.makedirs(args.work)
+    globals()["case_" + args.case.replace("-", "_")](args)
+    if FAILURES:
+        print(f"{len(FAILURES)} check(s) failed")
+        sys.exit(1)
+    print("all checks passed")
+
+
+if __name__ == "__main__":
+    main()
