@@ -10,7 +10,7 @@
               file, exit status 2, no report written
   large       8 GPUs x 512 bins, 1000 suspensions per GPU: size bound, printed
   render      headless Chromium: rendered SVG sizes (getBBox), no console error, screenshot
-              not blank and showing the plots' colours
+              not blank and showing the plots' colours, printable to a multi-page PDF
   tool-replay the bundled tool on a bundled log through the emulator, then the report
 """
 
@@ -19,10 +19,12 @@ import glob
 import json
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
 
+sys.dont_write_bytecode = True  # keep the source tree clean
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import html_dom  # noqa: E402
 import summary_oracle as oracle  # noqa: E402
@@ -449,6 +451,13 @@ def case_render(args):
               f"Okabe-Ito blue pixels {blue}")
         check(var > 100 and ink > 0.02, f"{name}: screenshot looks blank")
         check(blue > 1000, f"{name}: the plots' blue is missing from the screenshot")
+        # Printed: Chromium's print to PDF gives several pages (plots kept whole by the print CSS).
+        pdf = os.path.join(args.work, name + ".pdf")
+        r = chromium(args, "--no-pdf-header-footer", f"--print-to-pdf={pdf}", "file://" + html)
+        data = open(pdf, "rb").read() if os.path.exists(pdf) else b""
+        pages = len(re.findall(rb"/Type\s*/Page\b(?!s)", data))
+        print(f"{name}: printed to PDF, {len(data)} bytes, {pages} pages")
+        check(data.startswith(b"%PDF") and pages >= 2 and len(data) > 50000, f"{name}: print to PDF")
         if name == "render-single" and args.screenshot_out:
             shutil.copyfile(png, args.screenshot_out)
 
