@@ -83,11 +83,13 @@ input_section(const Input& in, size_t index)
     out += "<h3>Queue suspensions</h3><p class=\"caption\">When each GPU's queues were evicted "
            "(suspended), and their total as a share of the run's wall time.</p>";
     out += queue_strip_plot(s, d);
+    std::string merged;
     for(const QueueIntervals& q : s.queue_suspensions)
-        if(q.intervals_merged)
-            out += "<p class=\"note\">" + escape(device_label(s, q.gpu_id)) +
-                   ": more suspensions than the summary keeps; neighbouring intervals were "
-                   "merged.</p>";
+        if(q.intervals_merged) merged += (merged.empty() ? "" : ", ") + device_label(s, q.gpu_id);
+    if(!merged.empty())
+        out += "<p class=\"note\">" + escape(merged) +
+               ": more suspensions than the summary keeps; neighbouring intervals were merged "
+               "(the totals and shares count every suspension).</p>";
     out += fmt::format("<h3>Top address ranges</h3><p class=\"caption\">{}-aligned ranges.</p>",
                        format_bytes(static_cast<double>(s.range_bytes)));
     out += "<h4>By faults</h4>" + ranges_table(s, false);

@@ -60,6 +60,16 @@ format_number(double v, int digits)
 }
 
 std::string
+format_si(double v)
+{
+    const double a = std::fabs(v);
+    if(a >= 1e9) return format_number(v / 1e9, 3) + "G";
+    if(a >= 1e6) return format_number(v / 1e6, 3) + "M";
+    if(a >= 1e4) return format_number(v / 1e3, 3) + "k";
+    return format_number(v, 3);
+}
+
+std::string
 format_bytes(double bytes)
 {
     static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
@@ -159,7 +169,7 @@ axis_left(const Frame& f, const LinearScale& y, const std::vector<double>& ticks
         out += fmt::format("<line class=\"grid\" x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" "
                            "y2=\"{1:.1f}\"/><text x=\"{3:.1f}\" y=\"{4:.1f}\" "
                            "text-anchor=\"end\">{5}</text>",
-                           x, ty, f.inner_right(), x - 6, ty + 4, format_number(t, 3));
+                           x, ty, f.inner_right(), x - 6, ty + 4, format_si(t));
     }
     const double cy = (f.inner_top() + f.inner_bottom()) / 2;
     out += fmt::format("<text class=\"axis-title\" x=\"14\" y=\"{0:.1f}\" text-anchor=\"middle\" "

@@ -17,6 +17,9 @@ std::string escape(std::string_view text);
 // is not used: plain decimal, no exponent below 1e15).
 std::string format_number(double v, int digits = 4);
 
+// Axis tick labels: "950", "12k", "4M", "1.5G" (k from 10^4, M from 10^6, G from 10^9).
+std::string format_si(double v);
+
 // "512 B", "2.00 MiB", "1.25 GiB".
 std::string format_bytes(double bytes);
 

@@ -43,6 +43,16 @@ TEST(Format, NumbersKeepSignificantDigitsWithoutTrailingZeros)
     EXPECT_EQ(format_number(-2.5), "-2.5");
 }
 
+TEST(Format, AxisLabelsUseSiPrefixesForLargeValues)
+{
+    EXPECT_EQ(format_si(950), "950");
+    EXPECT_EQ(format_si(5000), "5000");
+    EXPECT_EQ(format_si(12000), "12k");
+    EXPECT_EQ(format_si(4e6), "4M");
+    EXPECT_EQ(format_si(2.5e6), "2.5M");
+    EXPECT_EQ(format_si(1.5e10), "15G");
+}
+
 TEST(Format, BytesAndDurationsUseReadableUnits)
 {
     EXPECT_EQ(format_bytes(512), "512 B");
