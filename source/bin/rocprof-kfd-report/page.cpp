@@ -68,6 +68,9 @@ input_section(const Input& in, size_t index)
            "</div><div><h3>Loss accounting</h3>";
     if(!s.loss.message.empty()) out += "<p class=\"note\">" + escape(s.loss.message) + "</p>";
     out += loss_table(s) + "</div></div>";
+    if(!s.inputs.empty())
+        out += fmt::format("<h3>Merged from {} processes</h3>", s.inputs.size()) +
+               merged_inputs_table(s);
     out += "<h3>Operations</h3>" + operations_table(s);
     out += "<h3>Migration bandwidth</h3><p class=\"caption\">Bytes migrated per time bin of " +
            format_duration(static_cast<double>(s.timeline.bin_ns)) +

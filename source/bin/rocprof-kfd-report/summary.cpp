@@ -166,10 +166,15 @@ read_loss(const Json& l, const std::string& p)
 {
     Loss out;
     if(!l.is_object()) fail(p, "an object");
+    // Numbers are counters and other booleans flags, whatever their names, so counters
+    // added to the loss extension later show up without a change here.
     for(auto it = l.begin(); it != l.end(); ++it)
     {
-        if(it.key() == "lost" || it.key() == "probably_lost" || it.key() == "message") continue;
-        out.counters.emplace_back(it.key(), get_u64(l, p, it.key().c_str()));
+        if(it.key() == "lost" || it.key() == "probably_lost") continue;
+        if(it->is_number())
+            out.counters.emplace_back(it.key(), get_u64(l, p, it.key().c_str()));
+        else if(it->is_boolean())
+            out.flags.emplace_back(it.key(), it->get<bool>());
     }
     out.lost          = get_bool(l, p, "lost");
     out.probably_lost = get_bool(l, p, "probably_lost");
@@ -194,7 +199,8 @@ read_range(const Json& r, const std::string& p)
 void
 read_thrashing(const Json& t, const std::string& p, Summary& s)
 {
-    s.thrashing_threshold = get_u64(t, p, "threshold");
+    s.thrashing_threshold   = get_u64(t, p, "threshold");
+    s.thrashing_approximate = get_bool(t, p, "approximate");
     for_each(t, p, "ranges",
              [&](const Json& r, const std::string& rp)
              {
@@ -286,7 +292,22 @@ void
 read_sections(const Json& j, Summary& s)
 {
     const std::string r;
+    // Written by the tool and rocprof-kfd-merge beyond the design note's schema: "complete"
+    // and, in a merged summary, "inputs".
+    s.complete = member(j, r, "complete") == nullptr || get_bool(j, r, "complete");
     if(const Json* m = member(j, r, "metadata")) s.metadata = read_metadata(*m, "metadata");
+    for_each(j, r, "inputs",
+             [&](const Json& e, const std::string& p)
+             {
+                 MergedInput in;
+                 in.directory = get_string(e, p, "directory");
+                 in.hostname  = get_string(e, p, "hostname");
+                 in.rank      = get_optional_string(e, p, "rank");
+                 in.pid       = get_i64(e, p, "pid");
+                 in.records   = get_u64(e, p, "records");
+                 in.complete  = member(e, p, "complete") == nullptr || get_bool(e, p, "complete");
+                 s.inputs.push_back(in);
+             });
     for_each(j, r, "agents",
              [&](const Json& a, const std::string& p)
              {

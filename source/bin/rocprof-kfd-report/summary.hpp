@@ -47,9 +47,12 @@ struct Agent
 struct Loss
 {
     std::vector<std::pair<std::string, uint64_t>> counters; // in the file's order
-    bool                                          lost          = false;
-    bool                                          probably_lost = false;
-    std::string                                   message;
+    // Other true/false members (the tool writes "available": false when the SDK's loss
+    // extension could not be read).
+    std::vector<std::pair<std::string, bool>> flags;
+    bool                                      lost          = false;
+    bool                                      probably_lost = false;
+    std::string                               message;
 };
 
 struct OperationStats
@@ -128,9 +131,22 @@ struct QueueIntervals
     bool                                       intervals_merged = false;
 };
 
+// One process a merged summary (rocprof-kfd-merge) was made from.
+struct MergedInput
+{
+    std::string                directory;
+    std::string                hostname;
+    std::optional<std::string> rank;
+    int64_t                    pid      = 0;
+    uint64_t                   records  = 0;
+    bool                       complete = true;
+};
+
 struct Summary
 {
+    bool                             complete = true; // false: written before the run ended
     Metadata                         metadata;
+    std::vector<MergedInput>         inputs; // non-empty for a merged summary
     std::vector<Agent>               agents;
     Loss                             loss;
     std::vector<OperationStats>      operations;
@@ -142,6 +158,7 @@ struct Summary
     std::vector<AddressRange>        top_ranges_by_bytes;
     bool                             top_ranges_approximate = false;
     uint64_t                         thrashing_threshold    = 0;
+    bool                             thrashing_approximate  = false;
     std::vector<ThrashingRange>      thrashing;
     Timeline                         timeline;
     std::map<std::string, Histogram> histograms; // "page_fault", "page_migrate", ...

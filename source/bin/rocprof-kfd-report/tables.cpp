@@ -72,6 +72,8 @@ input_label(const Input& in)
 {
     const Metadata& m = in.summary.metadata;
     std::string     out;
+    if(!in.summary.inputs.empty())
+        return fmt::format("merged: {} processes · {}", in.summary.inputs.size(), in.path);
     if(m.rank && !m.rank->empty()) out = "rank " + *m.rank + " · ";
     return out + (m.hostname.empty() ? "?" : m.hostname) + " · pid " + std::to_string(m.pid);
 }
@@ -84,6 +86,20 @@ loss_banner(const std::vector<Input>& inputs)
     for(const Input& in : inputs)
     {
         const Loss& l = in.summary.loss;
+        if(!in.summary.complete)
+        {
+            ++bad;
+            lines += fmt::format("<li>{}: the summary is incomplete (written before the run "
+                                 "finished, e.g. the program was killed)</li>",
+                                 escape(input_label(in)));
+        }
+        for(const MergedInput& m : in.summary.inputs)
+            if(!m.complete)
+            {
+                ++bad;
+                lines += fmt::format("<li>{}: input {} is incomplete</li>", escape(input_label(in)),
+                                     escape(m.directory));
+            }
         if(!l.lost && !l.probably_lost) continue;
         ++bad;
         lines += fmt::format("<li>{}: {}{}</li>", escape(input_label(in)),
@@ -129,6 +145,20 @@ metadata_table(const Input& in)
 }
 
 std::string
+merged_inputs_table(const Summary& s)
+{
+    std::string out =
+        "<table data-table=\"merged-inputs\"><thead>" +
+        row({th("directory"), th("host"), th("rank"), th("pid"), th("records"), th("complete")}) +
+        "</thead><tbody>";
+    for(const MergedInput& m : s.inputs)
+        out += row({td(m.directory), td(m.hostname), td(m.rank.value_or("")),
+                    td(std::to_string(m.pid)), num_cell(m.records),
+                    m.complete ? td("yes") : "<td class=\"lost\">no</td>"});
+    return out + "</tbody></table>";
+}
+
+std::string
 loss_table(const Summary& s)
 {
     std::string out = "<table data-table=\"loss\"><thead><tr><th>counter</th><th>value</th>"
@@ -139,6 +169,10 @@ loss_table(const Summary& s)
                                ? " class=\"nonzero\""
                                : "",
                            escape(name), num_cell(value));
+    for(const auto& [name, value] : s.loss.flags)
+        out += fmt::format("<tr{}><td>{}</td><td class=\"num\" data-value=\"{}\">{}</td></tr>",
+                           name == "available" && !value ? " class=\"nonzero\"" : "", escape(name),
+                           value ? "true" : "false", value ? "yes" : "no");
     return out + "</tbody></table>";
 }
 
@@ -250,7 +284,11 @@ thrashing_table(const Summary& s)
                     fmt::format("<td class=\"num\" data-value=\"{}\">{}</td>", t.bytes,
                                 format_bytes(static_cast<double>(t.bytes)))});
     if(s.thrashing.empty()) out += "<tr><td colspan=\"4\">no thrashing range</td></tr>";
-    return out + "</tbody></table>";
+    out += "</tbody></table>";
+    if(s.thrashing_approximate)
+        out += "<p class=\"note\">Approximate: more ranges moved than the tool tracks exactly; "
+               "some thrashing ranges may be missing.</p>";
+    return out;
 }
 
 RankTotals

@@ -24,6 +24,8 @@ std::string loss_banner(const std::vector<Input>& inputs);
 
 std::string metadata_table(const Input& in);
 std::string loss_table(const Summary& s);
+// The processes a merged summary was made from.
+std::string merged_inputs_table(const Summary& s);
 std::string operations_table(const Summary& s);
 std::string directions_table(const Summary& s);
 std::string faults_table(const Summary& s);

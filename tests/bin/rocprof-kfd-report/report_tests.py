@@ -246,8 +246,11 @@ def write_ranks(args):
                 "message": "17 records dropped: a buffer was full"} if rank == 1 else None
         d = os.path.join(base, f"{host}-{rank}", "4242")
         os.makedirs(d)
-        oracle.write(oracle.build(records, g, pid=4000 + rank, rank=str(rank), hostname=host,
-                                  loss=loss), os.path.join(d, "summary.json"))
+        summary = oracle.build(records, g, pid=4000 + rank, rank=str(rank), hostname=host, loss=loss)
+        if rank == 2:  # what the tool writes for a run killed before its finalization
+            summary["complete"] = False
+            summary["loss"]["available"] = False
+        oracle.write(summary, os.path.join(d, "summary.json"))
         all_records.append(records)
     return base, all_records
 
@@ -263,6 +266,12 @@ def case_ranks(args):
         check("rank 1 · host-a · pid 4001" in banner.text() and "17 records dropped" in banner.text(),
               f"banner names the rank: {banner.text()!r}")
         check(banner.attrs.get("role") == "alert", "banner role")
+        check("rank 2 · host-b · pid 4002: the summary is incomplete" in banner.text(),
+              f"banner names the incomplete summary: {banner.text()!r}")
+        check("rank 0" not in banner.text(), "rank 0 lost nothing")
+    loss2 = sections[2].find("table", data_table="loss")
+    check(any(tr.find("td") and tr.find("td").text() == "available" and "nonzero" in tr.attrs.get("class", "")
+              for tr in loss2.find_all("tr")), "loss counters unavailable: flagged")
     ranks = root.find("section", data_section="rank-comparison")
     rows = ranks.find("table", data_table="ranks").find("tbody").find_all("tr")
     check(len(rows) == 3, "three rank rows")

@@ -169,6 +169,28 @@ TEST(Reader, ReadsEverySection)
     EXPECT_EQ(device_label(s, 99), "gpu_id 99");
 }
 
+TEST(Reader, ReadsWhatTheToolAndMergeAddToTheSchema)
+{
+    // The bundled tool also writes "complete", loss "buffer_drops"/"available",
+    // thrashing "approximate"; rocprof-kfd-merge writes "inputs".
+    const Summary s = parse_summary(minimal(R"(,"complete":false,
+        "inputs":[{"directory":"a/1","hostname":"h","rank":"1","pid":4,"records":10,"complete":false}],
+        "loss":{"events_received":5,"buffer_drops":3,"available":false,"lost":false,
+                "probably_lost":true,"message":"m"},
+        "thrashing":{"threshold":4,"approximate":true,"ranges":[]})"));
+    EXPECT_FALSE(s.complete);
+    ASSERT_EQ(s.inputs.size(), 1u);
+    EXPECT_EQ(s.inputs[0].directory, "a/1");
+    EXPECT_FALSE(s.inputs[0].complete);
+    ASSERT_EQ(s.loss.counters.size(), 2u);
+    EXPECT_EQ(s.loss.counters[1].first, "buffer_drops");
+    ASSERT_EQ(s.loss.flags.size(), 1u);
+    EXPECT_EQ(s.loss.flags[0], (std::pair<std::string, bool>{"available", false}));
+    EXPECT_TRUE(s.loss.probably_lost);
+    EXPECT_TRUE(s.thrashing_approximate);
+    EXPECT_TRUE(parse_summary(minimal()).complete);
+}
+
 TEST(Plots, BandwidthIsBytesPerNanosecondLargestDirectionFirst)
 {
     Summary s;
