@@ -149,7 +149,12 @@ render_report(const std::vector<Input>& inputs)
                        "rocprof-kfd-summary v1)</p></header>",
                        inputs.size(), inputs.size() == 1 ? "" : "es", ROCPROF_KFD_REPORT_VERSION);
     out += loss_banner(inputs);
-    if(inputs.size() > 1) out += rank_section(inputs);
+    // The comparison is over single processes: a merged summary given alongside its ranks
+    // would count them twice.
+    std::vector<Input> processes;
+    for(const Input& in : inputs)
+        if(in.summary.inputs.empty()) processes.push_back(in);
+    if(processes.size() > 1) out += rank_section(processes);
     for(size_t i = 0; i < inputs.size(); ++i)
         out += input_section(inputs[i], i) + "\n";
     return out + "</body></html>\n";

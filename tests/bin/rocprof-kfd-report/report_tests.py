@@ -257,8 +257,20 @@ def write_ranks(args):
 
 def case_ranks(args):
     base, all_records = write_ranks(args)
+    # A merged summary next to the ranks (as rocprof-kfd merge -o leaves one): its own
+    # section, listed inputs, and not a fourth row of the comparison.
+    gpus = [g for i in (0, 1) for g in oracle.read_gpus(os.path.join(args.work, f"rank{i}.log"))]
+    merged = oracle.build(all_records[0] + all_records[1], gpus)
+    merged["inputs"] = [{"directory": f"host-a-{i}/4242", "hostname": "host-a", "rank": str(i),
+                         "pid": 4000 + i, "records": len(all_records[i]), "complete": True} for i in (0, 1)]
+    os.makedirs(os.path.join(base, "zz-merged"))
+    oracle.write(merged, os.path.join(base, "zz-merged", "summary.json"))
     text = report(args, [base], os.path.join(args.work, "ranks.html"))
-    root, sections = check_structure(text, 3, True)
+    root, sections = check_structure(text, 4, True)
+    check(sections[3].find("table", data_table="merged-inputs") is not None and
+          len(sections[3].find("table", data_table="merged-inputs").find("tbody").find_all("tr")) == 2,
+          "merged summary lists its inputs")
+    check("merged: 2 processes" in sections[3].find("h2").text(), "merged section title")
     for i, records in enumerate(all_records):
         check_numbers(sections[i], records)
     banner = root.find("div", data_lost="true")
@@ -403,7 +415,8 @@ console.log('probe done');
 
 def chromium(args, *extra):
     profile = os.path.join(args.work, "chromium-profile")
-    cmd = [args.chromium, "--headless", "--disable-gpu", "--no-first-run", "--disable-extensions",
+    cmd = [args.chromium, "--headless", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+           "--disable-extensions",
            "--disable-background-networking", "--host-resolver-rules=MAP * ~NOTFOUND",
            f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0"]
     if os.geteuid() == 0:
