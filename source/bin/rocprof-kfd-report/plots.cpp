@@ -132,7 +132,7 @@ bandwidth_series(const Summary& s)
     for(size_t i = 0; i < order.size(); ++i)
     {
         BandwidthSeries& b = all[order[i]];
-        if(i < kMaxSeries || order.size() == kMaxSeries + 1)
+        if(i < kMaxSeries)
         {
             b.colour = series_colour(i);
             out.push_back(std::move(b));
@@ -149,7 +149,8 @@ bandwidth_series(const Summary& s)
         BandwidthSeries& other = out.back();
         for(size_t k = 0; k < b.gb_per_s.size(); ++k)
             other.gb_per_s[k] += b.gb_per_s[k];
-        other.label = fmt::format("other ({} directions)", order.size() - kMaxSeries);
+        const size_t folded = order.size() - kMaxSeries;
+        other.label = fmt::format("other ({} direction{})", folded, folded == 1 ? "" : "s");
     }
     return out;
 }
