@@ -148,6 +148,19 @@ def overlap_share(r, lo, hi):
     return size * max(0, min(e, hi) - max(s, lo)) / (e - s)
 
 
+def series_records(series, migs):
+    """(path, (from, to), its migrations) for each bandwidth series; the 'other' series
+    holds every direction not drawn on its own."""
+    shown = {(int(p.attrs["data-from-node"]), int(p.attrs["data-to-node"]))
+             for p in series if p.attrs["data-from-node"] != "other"}
+    for p in series:
+        if p.attrs["data-from-node"] == "other":
+            yield p, ("other", "other"), [r for r in migs if (r["node_or_from"], r["to"]) not in shown]
+        else:
+            a, b = int(p.attrs["data-from-node"]), int(p.attrs["data-to-node"])
+            yield p, (a, b), [r for r in migs if (r["node_or_from"], r["to"]) == (a, b)]
+
+
 def check_numbers(section, records):
     migs = [r for r in records if r["operation"] == "PAGE_MIGRATE"]
     faults = [r for r in records if r["operation"] == "PAGE_FAULT"]
@@ -161,15 +174,7 @@ def check_numbers(section, records):
     series = bw.find_all("path", class_="series")
     directions = {(r["node_or_from"], r["to"]) for r in migs}
     check(len(series) == min(len(directions), 8), "bandwidth series: 7 directions and 'other'")
-    shown = {(int(p.attrs["data-from-node"]), int(p.attrs["data-to-node"]))
-             for p in series if p.attrs["data-from-node"] != "other"}
-    for p in series:
-        if p.attrs["data-from-node"] == "other":  # every direction not drawn on its own
-            mine = [r for r in migs if (r["node_or_from"], r["to"]) not in shown]
-            a = b = "other"
-        else:
-            a, b = int(p.attrs["data-from-node"]), int(p.attrs["data-to-node"])
-            mine = [r for r in migs if (r["node_or_from"], r["to"]) == (a, b)]
+    for p, (a, b), mine in series_records(series, migs):
         want = sum(overlap_share(r, lo, hi) for r in mine) / bin_ns  # bytes/ns = GB/s
         got = values(p)
         check(len(got) == bins, "bandwidth values per bin")
@@ -511,10 +516,9 @@ def case_tool_replay(args):
     # Time-independent figures (the emulator rebases timestamps): totals per plot.
     bw = s.find("svg", data_plot="migration-bandwidth")
     bin_ns = int(bw.attrs["data-bin-ns"])
-    for p in bw.find_all("path", class_="series"):
-        a, b = int(p.attrs["data-from-node"]), int(p.attrs["data-to-node"])
-        want = sum(r["addr_end"] + 1 - r["addr_start"] for r in records
-                   if r["operation"] == "PAGE_MIGRATE" and (r["node_or_from"], r["to"]) == (a, b))
+    migs = [r for r in records if r["operation"] == "PAGE_MIGRATE"]
+    for p, (a, b), mine in series_records(bw.find_all("path", class_="series"), migs):
+        want = sum(r["addr_end"] + 1 - r["addr_start"] for r in mine)
         check(close(sum(values(p)) * bin_ns, want, rel=1e-3), f"tool: bytes {a}->{b}")
     for op in ("PAGE_FAULT", "PAGE_MIGRATE"):
         h = s.find("svg", data_plot="histogram-" + op.lower())
