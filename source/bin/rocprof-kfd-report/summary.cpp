@@ -36,17 +36,29 @@ member(const Json& obj, const std::string& path, const char* key)
     return &*it;
 }
 
+// A non-negative integer that fits 64 bits. Some writers print large integers as floats:
+// those are accepted (truncated) when they are in range.
+bool
+as_u64(const Json& v, uint64_t& out)
+{
+    if(v.is_number_unsigned())
+        out = v.get<uint64_t>();
+    else if(v.is_number_integer() && v.get<int64_t>() >= 0)
+        out = v.get<uint64_t>();
+    else if(v.is_number_float() && v.get<double>() >= 0 && v.get<double>() < 18446744073709551616.0)
+        out = static_cast<uint64_t>(v.get<double>());
+    else
+        return false;
+    return true;
+}
+
 uint64_t
 get_u64(const Json& obj, const std::string& path, const char* key)
 {
-    const Json* v = member(obj, path, key);
-    if(v == nullptr) return 0;
-    if(v->is_number_unsigned()) return v->get<uint64_t>();
-    if(v->is_number_integer() && v->get<int64_t>() >= 0) return v->get<uint64_t>();
-    // Some writers print large integers as floats; accept whole non-negative ones.
-    if(v->is_number_float() && v->get<double>() >= 0)
-        return static_cast<uint64_t>(v->get<double>());
-    fail(join(path, key), "a non-negative integer");
+    const Json* v   = member(obj, path, key);
+    uint64_t    out = 0;
+    if(v != nullptr && !as_u64(*v, out)) fail(join(path, key), "a non-negative integer");
+    return out;
 }
 
 int64_t
@@ -132,8 +144,13 @@ std::vector<uint64_t>
 get_counts(const Json& obj, const std::string& path, const char* key)
 {
     std::vector<uint64_t> out;
-    for(double v : get_numbers(obj, path, key))
-        out.push_back(static_cast<uint64_t>(v));
+    for_each(obj, path, key,
+             [&](const Json& e, const std::string& p)
+             {
+                 uint64_t v = 0;
+                 if(!as_u64(e, v)) fail(p, "a non-negative integer");
+                 out.push_back(v);
+             });
     return out;
 }
 
@@ -232,6 +249,8 @@ read_timeline(const Json& t, const std::string& p)
     out.bins     = get_u64(t, p, "bins");
     if(out.bins > 0 && out.bin_ns == 0) fail(p + ".bin_ns", "a positive bin width");
     if(out.bins > 100000) fail(p + ".bins", "at most 100000 bins");
+    if(out.bins > 0 && out.bin_ns > (UINT64_MAX - out.start_ns) / out.bins)
+        fail(p + ".bin_ns", "start_ns + bins x bin_ns within 64 bits");
     for_each(t, p, "migration_bytes",
              [&](const Json& e, const std::string& ep)
              {
@@ -278,10 +297,9 @@ read_queue_intervals(const Json& q, const std::string& p)
     for_each(q, p, "intervals",
              [&](const Json& e, const std::string& ep)
              {
-                 if(!e.is_array() || e.size() != 2 || !e[0].is_number() || !e[1].is_number() ||
-                    e[0].get<double>() < 0 || e[1].get<double>() < 0)
+                 uint64_t a = 0, b = 0;
+                 if(!e.is_array() || e.size() != 2 || !as_u64(e[0], a) || !as_u64(e[1], b))
                      fail(ep, "[start_ns, end_ns]");
-                 const auto a = e[0].get<uint64_t>(), b = e[1].get<uint64_t>();
                  if(b < a) fail(ep, "end_ns >= start_ns");
                  out.intervals.emplace_back(a, b);
              });

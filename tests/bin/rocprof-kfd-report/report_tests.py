@@ -8,6 +8,8 @@
   ranks       three ranks on two hosts (one lost records): per-rank comparison, red banner
   bad-input   missing file, invalid JSON, wrong schema/version/type: one line naming the
               file, exit status 2, no report written
+  mutations   every field of a valid summary given a wrong type or range: rendered or
+              refused in one line (status 2), never a crash
   large       8 GPUs x 512 bins, 1000 suspensions per GPU: size bound, printed
   render      headless Chromium: rendered SVG sizes (getBBox), no console error, screenshot
               not blank and showing the plots' colours, printable to a multi-page PDF
@@ -363,6 +365,61 @@ def case_bad_input(args):
     check(r.returncode == 0 and "usage: rocprof-kfd-report" in r.stdout, "--help")
 
 
+def mutations(value, rnd, path=()):
+    """Every (path, replacement) worth trying on a summary: each member and element replaced
+    by values of other types and out-of-range numbers, or removed."""
+    out = []
+    odd = [None, True, -1, 2 ** 64, 1e300, -0.5, "x", "0x", [], {}, [1, 2], 3.5]
+    if isinstance(value, dict):
+        for k, v in value.items():
+            out += [(path + (k,), o) for o in odd] + [(path + (k,), "<delete>")]
+            out += mutations(v, rnd, path + (k,))
+    elif isinstance(value, list) and value:
+        i = rnd.randrange(len(value))
+        out += [(path + (i,), o) for o in odd]
+        out += mutations(value[i], rnd, path + (i,))
+    return out
+
+
+def apply(summary, path, replacement):
+    s = json.loads(json.dumps(summary))
+    node = s
+    for p in path[:-1]:
+        node = node[p]
+    if replacement == "<delete>":
+        del node[path[-1]]
+    else:
+        node[path[-1]] = replacement
+    return s
+
+
+def case_mutations(args):
+    """Every field of a valid summary replaced by something of the wrong type or range: the
+    report either renders it (a missing or tolerated field) or says which field is wrong in
+    one line with status 2; it never crashes."""
+    rnd = random.Random(9)
+    records, gpus = generate(args, "mut", "mixed", 2, 400, 4)
+    good = oracle.build(records, gpus)
+    cases = mutations(good, rnd)
+    cases = rnd.sample(cases, min(len(cases), 600))  # a deterministic sample keeps it short
+    path = os.path.join(args.work, "summary.json")
+    out = os.path.join(args.work, "out.html")
+    verdicts = {0: 0, 2: 0}
+    for fields, replacement in cases:
+        oracle.write(apply(good, fields, replacement), path)
+        r = run([args.report, "-o", out, path])
+        where = ".".join(str(f) for f in fields) + " = " + repr(replacement)
+        if not check(r.returncode in (0, 2), f"{where}: exit status {r.returncode}: {r.stderr[-300:]}"):
+            continue
+        verdicts[r.returncode] += 1
+        lines = r.stderr.strip().splitlines()
+        check(len(lines) == 1, f"{where}: {len(lines)} lines on stderr")
+        if r.returncode == 2:
+            check(lines[0].startswith(f"rocprof-kfd-report: {path}: "), f"{where}: {lines[0]}")
+    print(f"{len(cases)} mutated summaries: {verdicts[0]} rendered, {verdicts[2]} refused")
+    check(verdicts[0] > 0 and verdicts[2] > 0, "both verdicts seen")
+
+
 def large_summary():
     """8 GPUs, the full 512 bins, every direction, 1000 suspensions per GPU."""
     rnd = random.Random(5)
@@ -541,7 +598,8 @@ def case_tool_replay(args):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("case", choices=["single", "ranks", "bad-input", "large", "render", "tool-replay"])
+    ap.add_argument("case", choices=["single", "ranks", "bad-input", "mutations", "large", "render",
+                                     "tool-replay"])
     ap.add_argument("--report", required=True)
     ap.add_argument("--generator", required=True)
     ap.add_argument("--work", required=True)
