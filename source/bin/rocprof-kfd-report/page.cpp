@@ -53,7 +53,49 @@ svg.plot .series { stroke: #fff; stroke-width: 0.3; }
   section.input:first-of-type { break-before: auto; }
 }
 @page { size: A4; margin: 14mm; }
+.tip { position: fixed; display: none; background: #fff; border: 1px solid #333; padding: 4px 6px;
+       font-size: 12px; pointer-events: none; white-space: pre; z-index: 10; }
+@media print { .tip { display: none !important; } }
 )css";
+
+// Progressive enhancement only (the page is complete without it): hovering a time plot shows
+// the bin's time and every series' value, read from the plot's data attributes. No URL, no
+// network, no eval; text is set with textContent.
+constexpr const char* kScript = R"js(
+(function () {
+  'use strict';
+  var tip = document.createElement('div');
+  tip.className = 'tip';
+  document.body.appendChild(tip);
+  function num(v) { return v >= 100 ? v.toFixed(0) : (v >= 1 ? v.toFixed(2) : v.toPrecision(3)); }
+  Array.prototype.forEach.call(document.querySelectorAll('svg.plot[data-bins]'), function (svg) {
+    var bins = +svg.getAttribute('data-bins');
+    var x0 = +svg.getAttribute('data-x0'), x1 = +svg.getAttribute('data-x1');
+    var binNs = +svg.getAttribute('data-bin-ns');
+    var startMs = (+svg.getAttribute('data-start-ns') - +svg.getAttribute('data-t0-ns')) / 1e6;
+    var unit = svg.getAttribute('data-unit');
+    var series = Array.prototype.map.call(svg.querySelectorAll('path.series'), function (p) {
+      return { label: p.getAttribute('data-label'), values: p.getAttribute('data-values').split(' ') };
+    });
+    if (!bins || !(x1 > x0)) return;
+    svg.addEventListener('mousemove', function (ev) {
+      var pt = svg.createSVGPoint();
+      pt.x = ev.clientX; pt.y = ev.clientY;
+      var p = pt.matrixTransform(svg.getScreenCTM().inverse());
+      var b = Math.floor((p.x - x0) / (x1 - x0) * bins);
+      if (b < 0 || b >= bins) { tip.style.display = 'none'; return; }
+      var lines = ['bin ' + b + ': ' + (startMs + b * binNs / 1e6).toFixed(3) + '\u2013' +
+                   (startMs + (b + 1) * binNs / 1e6).toFixed(3) + ' ms'];
+      series.forEach(function (s) { lines.push(s.label + ': ' + num(+s.values[b]) + ' ' + unit); });
+      tip.textContent = lines.join('\n');
+      tip.style.display = 'block';
+      tip.style.left = (ev.clientX + 14) + 'px';
+      tip.style.top = (ev.clientY + 14) + 'px';
+    });
+    svg.addEventListener('mouseleave', function () { tip.style.display = 'none'; });
+  });
+})();
+)js";
 
 std::string
 input_section(const Input& in, size_t index)
@@ -157,6 +199,6 @@ render_report(const std::vector<Input>& inputs)
     if(processes.size() > 1) out += rank_section(processes);
     for(size_t i = 0; i < inputs.size(); ++i)
         out += input_section(inputs[i], i) + "\n";
-    return out + "</body></html>\n";
+    return out + "<script>" + kScript + "</script></body></html>\n";
 }
 } // namespace rocprof_kfd_report

@@ -1,6 +1,6 @@
 // MIT License - see LICENSE.
-// The whole report page: one self-contained HTML document (inline CSS and SVG, no script,
-// no external resource), from the parsed inputs.
+// The whole report page: one self-contained HTML document (inline CSS and SVG, one inline
+// hover script, no external resource), from the parsed inputs.
 #pragma once
 
 #include "tables.hpp"

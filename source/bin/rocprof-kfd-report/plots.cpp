@@ -150,7 +150,7 @@ bandwidth_series(const Summary& s)
         for(size_t k = 0; k < b.gb_per_s.size(); ++k)
             other.gb_per_s[k] += b.gb_per_s[k];
         const size_t folded = order.size() - kMaxSeries;
-        other.label = fmt::format("other ({} direction{})", folded, folded == 1 ? "" : "s");
+        other.label         = fmt::format("other ({} direction{})", folded, folded == 1 ? "" : "s");
     }
     return out;
 }
@@ -199,8 +199,8 @@ bandwidth_plot(const Summary& s, const TimeDomain& d)
     std::string out = svg_open(
         f, "migration-bandwidth", "Migration bandwidth over time, stacked by direction and device",
         fmt::format(" data-unit=\"GB/s\" data-start-ns=\"{}\" data-bin-ns=\"{}\" data-bins=\"{}\" "
-                    "data-t0-ns=\"{}\"",
-                    t.start_ns, t.bin_ns, t.bins, d.t0));
+                    "data-t0-ns=\"{}\" data-x0=\"{:.2f}\" data-x1=\"{:.2f}\"",
+                    t.start_ns, t.bin_ns, t.bins, d.t0, x_of(0), x_of(t.bins)));
     out += leg;
     out += axis_left(f, y, nice_ticks(0, ymax, 5), "bandwidth (GB/s)");
     std::vector<double> lower(t.bins, 0.0);
@@ -252,15 +252,16 @@ fault_rate_plot(const Summary& s, const TimeDomain& d)
     }
     ymax = nice_ceiling(ymax);
 
+    const LinearScale x      = time_scale(f, d);
+    const double      offset = static_cast<double>(t.start_ns) - static_cast<double>(d.t0);
+    auto        x_of = [&](size_t i) { return x(offset + static_cast<double>(i * t.bin_ns)); };
     std::string out =
         svg_open(f, "fault-rate", "Page-fault rate over time per GPU, read and write",
                  fmt::format(" data-unit=\"faults/s\" data-start-ns=\"{}\" data-bin-ns=\"{}\" "
-                             "data-bins=\"{}\" data-t0-ns=\"{}\"",
-                             t.start_ns, t.bin_ns, t.bins, d.t0));
+                             "data-bins=\"{}\" data-t0-ns=\"{}\" data-x0=\"{:.2f}\" "
+                             "data-x1=\"{:.2f}\"",
+                             t.start_ns, t.bin_ns, t.bins, d.t0, x_of(0), x_of(t.bins)));
     out += leg;
-    const LinearScale x      = time_scale(f, d);
-    const double      offset = static_cast<double>(t.start_ns) - static_cast<double>(d.t0);
-    auto x_of = [&](size_t i) { return x(offset + static_cast<double>(i * t.bin_ns)); };
     for(size_t g = 0; g < t.faults.size(); ++g)
     {
         Frame pf  = f;
@@ -274,14 +275,17 @@ fault_rate_plot(const Summary& s, const TimeDomain& d)
                         gpu, pf.inner_left() + 4, pf.inner_top() - 3, escape(device_label(s, gpu)));
         out += axis_left(pf, y, nice_ticks(0, ymax, 3), g == 0 ? "faults/s" : "");
         const std::vector<double> zero(t.bins, 0.0);
+        const std::string         label = escape(device_label(s, gpu));
         out += fmt::format("<path class=\"series\" data-kind=\"read\" fill=\"{}\" "
-                           "data-values=\"{}\" d=\"{}\"><title>read faults, {}</title></path>",
-                           kReadColour, number_list(reads[g]), step_area(zero, reads[g], x_of, y),
-                           escape(device_label(s, gpu)));
+                           "data-label=\"{} read\" data-values=\"{}\" d=\"{}\"><title>read faults, "
+                           "{}</title></path>",
+                           kReadColour, label, number_list(reads[g]),
+                           step_area(zero, reads[g], x_of, y), label);
         out += fmt::format("<path class=\"series\" data-kind=\"write\" fill=\"{}\" "
-                           "data-values=\"{}\" d=\"{}\"><title>write faults, {}</title></path></g>",
-                           kWriteColour, number_list(writes[g]),
-                           step_area(reads[g], writes[g], x_of, y), escape(device_label(s, gpu)));
+                           "data-label=\"{} write\" data-values=\"{}\" d=\"{}\"><title>write "
+                           "faults, {}</title></path></g>",
+                           kWriteColour, label, number_list(writes[g]),
+                           step_area(reads[g], writes[g], x_of, y), label);
     }
     if(t.faults.empty()) out += empty_note(f, "no page faults recorded");
     out += time_axis(f, x, d);

@@ -87,9 +87,16 @@ def report(args, inputs, out):
 def check_self_contained(text, root):
     for bad in ("http:", "https:", "//", "ftp:", "url(", "@import", "data:"):
         check(bad not in text, f"the page contains {bad!r}")
+    scripts = root.find_all("script")
+    check(len(scripts) <= 1, f"{len(scripts)} scripts")
+    for sc in scripts:  # the inline hover script only: nothing loaded, nothing evaluated
+        check(not sc.attrs, f"<script {sc.attrs}>")
+        for bad in ("eval(", "Function(", "fetch(", "XMLHttpRequest", "import(", "innerHTML",
+                    "document.write", "WebSocket", "src"):
+            check(bad not in sc.text(), f"the script uses {bad}")
     for n in root.walk():
-        check(n.tag not in ("script", "link", "img", "iframe", "object", "embed", "image",
-                            "use", "foreignobject", "audio", "video"),
+        check(n.tag not in ("link", "img", "iframe", "object", "embed", "image",
+                            "use", "foreignobject", "audio", "video", "base", "form"),
               f"<{n.tag}> in the page")
         for k, v in n.attrs.items():
             if k in ("src", "href", "xlink:href", "action", "srcset", "background"):
@@ -477,6 +484,17 @@ for (const svg of document.querySelectorAll('svg.plot')) {
   }
   svg.setAttribute('data-probe', [b.width, b.height, r.width, r.height, drawn].join(' '));
 }
+/* Hover the middle bin of the bandwidth plot: the report's script shows a tooltip. */
+const bw = document.querySelector('svg[data-plot=migration-bandwidth]');
+const bins = +bw.getAttribute('data-bins'), x0 = +bw.getAttribute('data-x0'), x1 = +bw.getAttribute('data-x1');
+const k = Math.floor(bins / 2);
+const pt = bw.createSVGPoint();
+pt.x = x0 + (k + 0.5) * (x1 - x0) / bins; pt.y = 100;
+const c = pt.matrixTransform(bw.getScreenCTM());
+bw.dispatchEvent(new MouseEvent('mousemove', {clientX: c.x, clientY: c.y, bubbles: true}));
+const tip = document.querySelector('div.tip');
+bw.setAttribute('data-tip', tip ? tip.textContent + '|' + tip.style.display : 'none');
+bw.setAttribute('data-tip-bin', k);
 document.body.setAttribute('data-probe-done', 'yes');
 console.log('probe done');
 </script>"""
@@ -519,6 +537,13 @@ def case_render(args):
         check(not console_errors(r.stderr), f"{name}: console: {console_errors(r.stderr)}")
         root, errors = html_dom.parse(r.stdout)
         check(root.find("body", data_probe_done="yes") is not None, f"{name}: probe did not run")
+        bw = root.find("svg", data_plot="migration-bandwidth")
+        tip = bw.attrs.get("data-tip", "")
+        k = int(bw.attrs.get("data-tip-bin", "-1"))
+        labels = [p.attrs["data-label"] for p in bw.find_all("path", class_="series")]
+        check(tip.startswith(f"bin {k}: ") and tip.endswith("|block") and
+              all(label in tip for label in labels) and tip.count("\n") == len(labels),
+              f"{name}: hover tooltip {tip!r}")
         svgs = root.find_all("svg", class_="plot")
         check(len(svgs) == plots, f"{name}: {len(svgs)} plots rendered, {plots} expected")
         for svg in svgs:
