@@ -25,8 +25,12 @@ p.sub, p.note, p.caption { color: #555; margin: 2px 0 8px; }
 .banner-lost { background: #fde8e4; border: 2px solid #c0392b; color: #7b1d12; }
 .banner-lost ul { margin: 4px 0; }
 .banner-ok { background: #eef6ee; border: 1px solid #5a9a5a; color: #1f4d1f; }
+ul.highlights { background: #f4f8fb; border-left: 4px solid #0072B2; padding: 8px 8px 8px 28px;
+                margin: 8px 0; }
 .top-grid { display: grid; grid-template-columns: 3fr 2fr; gap: 0 24px; align-items: start; }
-@media (max-width: 700px) { .top-grid { grid-template-columns: 1fr; } }
+@media (max-width: 700px) { ul.highlights { background: #f4f8fb; border-left: 4px solid #0072B2; padding: 8px 8px 8px 28px;
+                margin: 8px 0; }
+.top-grid { grid-template-columns: 1fr; } }
 table { border-collapse: collapse; margin: 6px 0 10px; font-size: 13px; }
 th, td { border-bottom: 1px solid #ddd; padding: 2px 8px; text-align: left; vertical-align: middle; }
 thead th { background: #f2f2f2; }
@@ -104,6 +108,7 @@ input_section(const Input& in, size_t index)
     const TimeDomain d = time_domain(s);
     std::string out = fmt::format("<section class=\"input\" data-input=\"{}\"><h2>{}</h2>", index,
                                   escape(input_label(in)));
+    out += highlights(s);
     // Run metadata and loss accounting side by side at the top (one column when printed
     // narrow or on a small screen).
     out += "<div class=\"top-grid\"><div><h3>Run</h3>" + metadata_table(in) +

@@ -291,6 +291,68 @@ thrashing_table(const Summary& s)
     return out;
 }
 
+std::string
+highlights(const Summary& s)
+{
+    const Timeline& t    = s.timeline;
+    std::string     out  = "<ul class=\"highlights\" data-section=\"highlights\">";
+    auto            item = [&](const char* id, const std::string& value, const std::string& attrs,
+                    const std::string& text)
+    {
+        out += fmt::format("<li data-highlight=\"{}\" data-value=\"{}\"{}>{}</li>", id, value,
+                           attrs, text);
+    };
+    const RankTotals totals = rank_totals(s);
+    item("bytes-migrated",
+         format_number(totals.htod_bytes + totals.dtoh_bytes + totals.dtod_bytes, 15), "",
+         fmt::format("<b>{}</b> migrated: {} HtoD, {} DtoH, {} DtoD",
+                     format_bytes(totals.htod_bytes + totals.dtoh_bytes + totals.dtod_bytes),
+                     format_bytes(totals.htod_bytes), format_bytes(totals.dtoh_bytes),
+                     format_bytes(totals.dtod_bytes)));
+    // Peaks over the bins, all directions (GPUs) together.
+    std::vector<double> bandwidth(t.bins, 0.0), faults(t.bins, 0.0);
+    for(const BandwidthSeries& b : bandwidth_series(s))
+        for(size_t i = 0; i < t.bins; ++i)
+            bandwidth[i] += b.gb_per_s[i];
+    for(const FaultSeries& f : t.faults)
+        for(size_t i = 0; i < t.bins; ++i)
+            faults[i] += (f.read[i] + f.write[i]) * 1e9 / static_cast<double>(t.bin_ns);
+    auto peak =
+        [&](const std::vector<double>& v, const char* id, const char* unit, const char* what)
+    {
+        if(v.empty()) return;
+        const size_t k  = static_cast<size_t>(std::max_element(v.begin(), v.end()) - v.begin());
+        const double at = static_cast<double>(t.start_ns) - static_cast<double>(time_domain(s).t0) +
+                          static_cast<double>(k * t.bin_ns);
+        item(id, format_number(v[k], 6), fmt::format(" data-bin=\"{}\"", k),
+             fmt::format("peak {}: <b>{} {}</b> in bin {} ({} after the start)", what,
+                         format_number(v[k], 4), unit, k, format_duration(at)));
+    };
+    peak(bandwidth, "peak-bandwidth", "GB/s", "migration bandwidth");
+    peak(faults, "peak-fault-rate", "faults/s", "page-fault rate");
+    const GpuQueueSuspend* worst = nullptr;
+    for(const GpuQueueSuspend& q : s.queue_suspend_by_gpu)
+        if(worst == nullptr || q.share_of_wall > worst->share_of_wall) worst = &q;
+    if(worst != nullptr)
+        item("worst-queue-share", format_number(worst->share_of_wall, 6),
+             fmt::format(" data-gpu-id=\"{}\"", worst->gpu_id),
+             fmt::format("queues of <b>{}</b> suspended <b>{} %</b> of wall time ({})",
+                         escape(device_label(s, worst->gpu_id)),
+                         format_number(worst->share_of_wall * 100, 3),
+                         format_duration(static_cast<double>(worst->total_ns))));
+    const auto h = s.histograms.find("page_fault");
+    if(h != s.histograms.end())
+        item("fault-p99", std::to_string(h->second.p99_ns), "",
+             fmt::format("page-fault latency p50 {}, <b>p99 {}</b>",
+                         format_duration(static_cast<double>(h->second.p50_ns)),
+                         format_duration(static_cast<double>(h->second.p99_ns))));
+    item("thrashing", std::to_string(s.thrashing.size()), "",
+         fmt::format("<b>{}</b> thrashing range{} (at least {} migrations back and forth)",
+                     s.thrashing.size(), s.thrashing.size() == 1 ? "" : "s",
+                     s.thrashing_threshold));
+    return out + "</ul>";
+}
+
 RankTotals
 rank_totals(const Summary& s)
 {

@@ -32,6 +32,10 @@ std::string faults_table(const Summary& s);
 // by_bytes: the top ranges by bytes migrated (bars show bytes), else by faults.
 std::string ranges_table(const Summary& s, bool by_bytes);
 std::string thrashing_table(const Summary& s);
+// The few lines an engineer reads first: bytes moved, peak bandwidth and fault rate (with
+// their bins), the worst GPU's queue suspension share, p99 fault latency, thrashing.
+std::string highlights(const Summary& s);
+
 // One row per input: the figures the per-rank comparison plots show, as numbers.
 std::string rank_table(const std::vector<Input>& inputs);
 

@@ -234,6 +234,26 @@ def check_numbers(section, records):
         check(f"{100 * total / wall:.3g}"[:3] in row.text(), f"queue gpu {gpu}: share shown")
         check(row.find_all("rect", class_="interval"), f"queue gpu {gpu}: no interval drawn")
 
+    # Highlights: the peak bandwidth over all bins, recomputed bin by bin from the records.
+    per_bin = [0.0] * bins
+    for r in migs:
+        first = (r["start_ns"] - t0) // bin_ns
+        last = max(first, (r["end_ns"] - 1 - t0) // bin_ns)
+        for b in range(first, min(last, bins - 1) + 1):
+            per_bin[b] += overlap_share(r, t0 + b * bin_ns, t0 + (b + 1) * bin_ns) / bin_ns
+    hl = section.find("ul", data_section="highlights")
+    peak = hl.find("li", data_highlight="peak-bandwidth")
+    k = max(range(bins), key=lambda b: per_bin[b])
+    check(int(peak.attrs["data-bin"]) == k and close(float(peak.attrs["data-value"]), per_bin[k]),
+          f"peak bandwidth {peak.attrs} vs bin {k} {per_bin[k]}")
+    total = sum(r["addr_end"] + 1 - r["addr_start"] for r in migs)
+    check(int(hl.find("li", data_highlight="bytes-migrated").attrs["data-value"]) == total,
+          "highlight: bytes migrated")
+    worst = max({r["node_or_from"] for r in queues},
+                key=lambda g: sum(r["end_ns"] - r["start_ns"] for r in queues if r["node_or_from"] == g))
+    check(int(hl.find("li", data_highlight="worst-queue-share").attrs["data-gpu-id"]) == worst,
+          "highlight: worst queue share")
+
     top = section.find("table", data_table="top-ranges-by-faults").find("tbody").find("tr")
     per_block = {}
     for r in faults:
