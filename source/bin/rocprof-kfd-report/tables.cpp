@@ -89,8 +89,9 @@ loss_banner(const std::vector<Input>& inputs)
         if(!in.summary.complete)
         {
             ++bad;
-            lines += fmt::format("<li>{}: the summary is incomplete (written before the run "
-                                 "finished, e.g. the program was killed)</li>",
+            lines += fmt::format("<li>{}: the summary is incomplete: the run did not finish "
+                                 "normally (killed?), the figures cover what was recorded "
+                                 "before it stopped</li>",
                                  escape(input_label(in)));
         }
         for(const MergedInput& m : in.summary.inputs)
