@@ -127,9 +127,21 @@ hex(const std::string& text)
     return std::stoull(text, nullptr, 16);
 }
 
+// The queues of one process on one GPU as the kernel keeps them: evictions nest
+// (qpd->evicted counts kfd_process_evict_queues() calls), only the restore that brings the
+// count to zero runs the queues again, and an 'R' restore (a failed, rescheduled attempt)
+// changes nothing but says the suspension was retried.
+struct queue_state
+{
+    unsigned                 evicted = 0;
+    std::vector<std::string> first; // the eviction that stopped the queues
+    bool                     retried = false;
+};
+
 struct pairing
 {
     std::vector<std::string>                                    records;
+    std::map<std::string, queue_state>                          queues;
     std::map<std::string, std::deque<std::vector<std::string>>> open;
     std::map<std::string, size_t>                               starts; // per operation
     size_t                                                      unpaired_ends = 0;
@@ -212,21 +224,33 @@ pair_line(pairing& p, const std::string& line)
     }
     else if(std::regex_match(shown, m, queue))
     {
-        std::string              key = "Q" + std::string(m[3]) + "/" + std::string(m[4]);
-        std::vector<std::string> f(m.begin(), m.end());
+        std::string  key = "Q" + std::string(m[3]) + "/" + std::string(m[4]);
+        queue_state& q   = p.queues[key];
         if(m[1] == "9")
         {
-            p.open[key].push_back(f);
-            ++p.starts["QUEUE_SUSPEND"];
+            if(q.evicted++ == 0)
+            {
+                q.first   = std::vector<std::string>(m.begin(), m.end());
+                q.retried = false;
+                ++p.starts["QUEUE_SUSPEND"];
+            }
             return;
         }
-        close(key, "QUEUE_SUSPEND",
-              [&](const std::vector<std::string>& s)
-              {
-                  return join({"QUEUE_SUSPEND", s[3], s[2], std::string(m[2]),
-                               std::to_string(hex(s[4])), "", "", "", s[5], "", "", "", "",
-                               m[5] == "R" ? "1" : "0"});
-              });
+        if(q.evicted == 0)
+        {
+            ++p.unpaired_ends; // a restore (or retry) of queues that were not evicted
+            return;
+        }
+        if(m[5] == "R")
+        {
+            q.retried = true;
+            return;
+        }
+        if(--q.evicted > 0) return;
+        const auto& s = q.first;
+        p.records.push_back(
+            join({"QUEUE_SUSPEND", s[3], s[2], std::string(m[2]), std::to_string(hex(s[4])), "", "",
+                  "", s[5], "", "", "", "", q.retried ? "1" : "0"}));
     }
     else if(std::regex_match(shown, m, unmap))
     {
@@ -387,6 +411,8 @@ TEST(Generator, ExpectedRecordsEqualAnIndependentPairing)
             EXPECT_EQ(p.unpaired_ends, 0u) << scenario;
             for(const auto& [key, q] : p.open)
                 EXPECT_TRUE(q.empty()) << scenario << ": start without end " << key;
+            for(const auto& [key, q] : p.queues)
+                EXPECT_EQ(q.evicted, 0u) << scenario << ": queues left evicted " << key;
             EXPECT_EQ(sorted(expect), sorted(p.records)) << scenario << " era " << era;
 
             // One record per start event (per unmap for UNMAP_FROM_GPU), per operation.
@@ -395,6 +421,47 @@ TEST(Generator, ExpectedRecordsEqualAnIndependentPairing)
                 ++per_op[line.substr(0, line.find(','))];
             EXPECT_EQ(per_op, p.starts) << scenario;
         }
+}
+
+TEST(Generator, QueueEvictionsNestAndRetriesLeaveTheQueuesEvicted)
+{
+    // The kernel's shapes: an eviction of another trigger while the queues are already
+    // evicted, and a rescheduled restore ('R') followed later by the real restore, in every
+    // era; the expected records span from the first eviction to the last restore.
+    for(const auto& era : eras)
+    {
+        auto g = generate({"--scenario", "eviction", "--era", era, "--gpus", "2", "--events", "600",
+                           "--seed", "5"});
+        std::regex                         queue("^(9|a) (\\d+) -(\\d+) ([0-9a-f]+)(?: (\\S+))?$");
+        std::map<std::string, int>         depth;
+        std::map<std::string, std::string> first_trigger;
+        std::map<std::string, bool>        retried;
+        bool                               nested_other_trigger = false, retry_then_restore = false;
+        for(const auto& line : event_lines(g.log))
+        {
+            std::smatch m;
+            std::string shown = visible_nul(line);
+            if(!std::regex_match(shown, m, queue)) continue;
+            std::string key = std::string(m[3]) + "/" + std::string(m[4]);
+            if(m[1] == "9")
+            {
+                if(depth[key]++ == 0)
+                    first_trigger[key] = m[5];
+                else if(m[5] != first_trigger[key])
+                    nested_other_trigger = true;
+                continue;
+            }
+            ASSERT_GT(depth[key], 0) << era << ": restore of queues not evicted: " << shown;
+            if(m[5] == "R")
+                retried[key] = true;
+            else if(--depth[key] == 0 && retried[key])
+                retry_then_restore = true;
+            if(depth[key] == 0) retried[key] = false;
+        }
+        EXPECT_TRUE(nested_other_trigger) << era;
+        EXPECT_TRUE(retry_then_restore) << era;
+        EXPECT_NE(g.expect.find(",1\n"), std::string::npos) << era; // a rescheduled record
+    }
 }
 
 TEST(Generator, ScenariosHaveTheirCharacter)

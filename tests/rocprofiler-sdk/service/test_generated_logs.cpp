@@ -69,12 +69,20 @@ to_tool_format(const std::vector<std::string>& f, const std::string& self_pid)
     return "unexpected-operation," + f[0];
 }
 
+// Value of the first "#@ <name> <value>" directive of a log, or "".
+std::string
+directive_of(const std::string& log, const std::string& name)
+{
+    const std::string head = "#@ " + name + " ";
+    for(const auto& line : lines_of(log))
+        if(line.rfind(head, 0) == 0) return line.substr(head.size());
+    return "";
+}
+
 std::string
 self_pid_of(const std::string& log)
 {
-    for(const auto& line : lines_of(log))
-        if(line.rfind("#@ self ", 0) == 0) return line.substr(8);
-    return "";
+    return directive_of(log, "self");
 }
 
 // Replays a bundled log; returns the records (sorted) the tool received and, in `expected`,
@@ -111,6 +119,10 @@ replay_log(const std::string& name, std::vector<std::string>& expected,
     scratch_dir dir;
     write_file(dir.file("events.log"),
                "#@ timestamps keep\n" + directives + log); // the log's own times
+    // The SDK must know the emulated FIFO's size (it reads the host kernel's version
+    // otherwise): a read it took for a full FIFO would drop outstanding starts.
+    if(auto fifo = directive_of(directives + log, "fifo"); !fifo.empty())
+        extra_env.emplace_back("ROCPROFILER_KFD_FIFO_BYTES", fifo);
     extra_env.emplace_back("LD_PRELOAD", emulator + ":" + tool);
     extra_env.emplace_back("KFD_EMULATOR_LOG", dir.file("events.log"));
     extra_env.emplace_back("E2E_OUT", dir.file("out.csv"));
@@ -150,6 +162,10 @@ TEST(generated_logs, thrashing_2gpu_6_12)
 TEST(generated_logs, eviction_2gpu_2026)
 {
     check_log("eviction-2gpu-2026");
+}
+TEST(generated_logs, eviction_1gpu_6_12)
+{
+    check_log("eviction-1gpu-6.12");
 }
 TEST(generated_logs, mixed_4gpu_6_0)
 {
