@@ -90,8 +90,8 @@ self_pid_of(const std::string& log)
 void
 replay_log(const std::string& name, std::vector<std::string>& expected,
            std::vector<std::string>&                        actual,
-           std::vector<std::pair<std::string, std::string>> extra_env  = {},
-           const std::string&                               directives = "")
+           std::vector<std::pair<std::string, std::string>> extra_env = {},
+           const std::string& directives = "", std::vector<std::string>* other_lines = nullptr)
 {
     auto log          = read_file(logs_dir + "/" + name + ".log");
     auto expected_csv = read_file(logs_dir + "/" + name + ".expect.csv");
@@ -136,6 +136,8 @@ replay_log(const std::string& name, std::vector<std::string>& expected,
         if(head == "fault" || head == "migrate" || head == "queue" || head == "unmap" ||
            head.rfind("bad-", 0) == 0)
             actual.push_back(line);
+        else if(other_lines)
+            other_lines->push_back(line);
         if(head == "stats") EXPECT_NE(line.find("malformed=0,"), std::string::npos) << line;
     }
     std::sort(actual.begin(), actual.end());
@@ -183,12 +185,66 @@ TEST(generated_logs, unmap_2gpu_two_processes)
 TEST(generated_logs, context_toggled_while_events_flow_gets_only_correct_records)
 {
     // Stopping and starting a context while events flow loses what arrives while it is
-    // stopped, but every record delivered is exactly right (no half-paired garbage). The
-    // replay (400 events at 1000/s) outlasts the 50 toggles, which end with the context
-    // started, so records do arrive.
+    // stopped, but every record delivered is exactly right (no record across a gap). A gap
+    // is opened on every run: before the bundled log, an eviction is read while the context
+    // runs (then an unmap marker makes the tool stop it), its restore and a new eviction
+    // arrive while it is stopped (`#@ wait-mask` holds them until the stop, and the second
+    // marker makes the tool start it again), and a last restore arrives after the restart.
+    // Pairing that restore with the first eviction would be a record not in the expected set.
+    // Then 50 more toggles while the replay (400 events at 1000/s) flows; they end with the
+    // context started, so records do arrive.
+    const std::string name = "mixed-4gpu-6.0";
+    const std::string log  = read_file(logs_dir + "/" + name + ".log");
+    const std::string gpu  = directive_of(log, "gpu").substr(0, directive_of(log, "gpu").find(' '));
+    const std::string self = self_pid_of(log);
+    ASSERT_FALSE(gpu.empty());
+    const std::string pid = " -" + self + " ";
+    const std::string gap = "#@ wait-mask " + gpu +
+                            " with 9\n"
+                            "9 39990000000000" +
+                            pid + gpu +
+                            " 2\n"
+                            "b 39990000001000" +
+                            pid + "@100(1) " + gpu +
+                            " 0\n"
+                            "#@ wait-mask " +
+                            gpu +
+                            " without 9\n"
+                            "a 39990000002000" +
+                            pid + gpu +
+                            "\n"
+                            "9 39990000003000" +
+                            pid + gpu +
+                            " 1\n"
+                            "b 39990000004000" +
+                            pid + "@200(1) " + gpu +
+                            " 0\n"
+                            "#@ wait-mask " +
+                            gpu +
+                            " with 9\n"
+                            "a 39990000005000" +
+                            pid + gpu + "\n";
     std::vector<std::string> expected, actual;
-    replay_log("mixed-4gpu-6.0", expected, actual, {{"E2E_TOGGLE", "50"}}, "#@ pace rate 1000\n");
+    std::vector<std::string> values;
+    replay_log(name, expected, actual, {{"E2E_TOGGLE", "50"}, {"E2E_GAP_MARKERS", "1"}},
+               "#@ pace rate 1000\n" + gap, &values);
+    // the first marker arrived while the context ran
+    expected.push_back("unmap,SELF,39990000001000,39990000001000," + gpu + ",100000,101000,0");
+    std::sort(expected.begin(), expected.end());
     ASSERT_FALSE(actual.empty());
     for(const auto& r : actual)
         EXPECT_TRUE(std::binary_search(expected.begin(), expected.end(), r)) << r;
+    // the gap was real: the first eviction was outstanding at the stop and dropped
+    bool stopped = false, restarted = false, lost = false;
+    for(const auto& v : values)
+    {
+        stopped   = stopped || v == "gap_stop,0";
+        restarted = restarted || v == "gap_start,0";
+        lost =
+            lost || (v.rfind("stats,", 0) == 0 && v.find(",lost_in_gap=0,") == std::string::npos);
+        EXPECT_EQ(v.rfind("gap_timeout", 0), std::string::npos) << v;
+    }
+    EXPECT_TRUE(stopped);
+    EXPECT_TRUE(restarted);
+    EXPECT_TRUE(lost);
 }
