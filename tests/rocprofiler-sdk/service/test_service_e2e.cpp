@@ -556,9 +556,13 @@ TEST(service_e2e, start_before_a_saturated_read_is_dropped_not_paired_after_it)
                             "8 200 -77 @10(1ea0) M\n"
                             "7 300 -77 @20(1ea0) R\n"
                             "8 400 -77 @20(1ea0) M\n";
-    auto out = replay(log, {{"E2E_RAW", "1"}});
+    std::string printed;
+    auto        out = replay(log, {{"E2E_RAW", "1"}}, app, &printed);
     ASSERT_EQ(out.exit_code, 0);
     EXPECT_EQ(out.records, sorted({"fault,SELF,300,400,1ea0,20000,1,1"}));
+    // the exit warning says so
+    EXPECT_NE(printed.find("1 starts dropped at a gap in the stream"), std::string::npos)
+        << printed;
     EXPECT_GE(out.stats["saturations"], 1u);
     EXPECT_EQ(out.stats["lost_in_gap"], 1u);
     EXPECT_EQ(out.stats["ends_without_start"], 1u);
