@@ -42,6 +42,16 @@ stop_watching(gpu_stream& stream, const char* why)
 void
 handle_chunk(reader_config& config, gpu_stream& stream, const char* data, size_t size)
 {
+    // A read larger than the FIFO size assumed from the kernel version proves a larger FIFO
+    // (a backported 8 KiB FIFO, an emulator): adopt it, so that no read is taken for a full
+    // FIFO (which drops outstanding starts) only because the size was guessed too small.
+    if(size > config.fifo_capacity)
+    {
+        size_t bigger = kfd_abi::fifo_size;
+        while(bigger < size)
+            bigger *= 2;
+        config.fifo_capacity = bigger;
+    }
     const bool saturated = size + kfd_abi::message_size > config.fifo_capacity;
     if(saturated) stream.counters.fifo_saturations.fetch_add(1, std::memory_order_relaxed);
     auto now = boottime_ns();
