@@ -684,8 +684,9 @@ struct era_entry
     enum era    value;
 };
 constexpr era_entry era_table[] = {
-    {"6.0", era::linux_6_0},   {"6.0-6.11", era::linux_6_0}, {"6.12", era::linux_6_12},
-    {"6.13", era::linux_6_13}, {"6.13+", era::linux_6_13},   {"2026", era::fixed_2026},
+    {"6.0", era::linux_6_0},     {"6.0-6.11", era::linux_6_0}, {"6.12", era::linux_6_12},
+    {"6.13", era::linux_6_13},   {"6.13+", era::linux_6_13},   {"2026", era::fixed_2026},
+    {"proposed", era::proposed},
 };
 } // namespace
 

@@ -24,7 +24,7 @@ namespace
 {
 const std::vector<std::string> scenarios = {"streaming", "thrashing", "prefetch",
                                             "eviction",  "unmap",     "mixed"};
-const std::vector<std::string> eras      = {"6.0", "6.12", "6.13", "2026"};
+const std::vector<std::string> eras      = {"6.0", "6.12", "6.13", "2026", "proposed"};
 
 struct generated
 {
@@ -81,7 +81,7 @@ era_patterns(const std::string& era)
           "9" + pfx + H + " [0-5]",
           "b" + pfx + "@" + H + "\\(" + H + "\\) " + H + " [0-2]",
     };
-    bool error_code = era == "6.13" || era == "2026";
+    bool error_code = era == "6.13" || era == "2026" || era == "proposed";
     p.push_back("6" + pfx + mig + " [0-3]" + (error_code ? " -?" + D : ""));
     if(era == "6.0") p.push_back("a" + pfx + H + "( R)?");
     if(era == "6.12" || era == "6.13") p.push_back("a" + pfx + H + " (R|" + NUL + ")");
@@ -89,6 +89,12 @@ era_patterns(const std::string& era)
     {
         p.push_back("a" + pfx + H + " [R0]");
         p.push_back("[cd] " + H + " [a-z-]+"); // PROCESS_START/END (6.16+)
+    }
+    if(era == "proposed")
+    {
+        p.push_back("a" + pfx + H + " 0");
+        p.push_back("e" + pfx + H); // the rescheduled restore, an id of its own
+        p.push_back("[cd] " + H + " [a-z-]+");
     }
     std::vector<std::regex> out;
     for(const auto& text : p)
@@ -162,7 +168,7 @@ pair_line(pairing& p, const std::string& line)
     static const std::regex migrate("^([56]) (\\d+) -(\\d+) @(" + H + ")\\((" + H + ")\\) (" + H +
                                     ")->(" + H + ")(?: (" + H + "):(" + H + "))? (\\d)(?: .*)?$");
     static const std::regex fault("^([78]) (\\d+) -(\\d+) @(" + H + ")\\((" + H + ")\\) ([RWMU])$");
-    static const std::regex queue("^(9|a) (\\d+) -(\\d+) (" + H + ")(?: (\\S+))?$");
+    static const std::regex queue("^(9|a|e) (\\d+) -(\\d+) (" + H + ")(?: (\\S+))?$");
     static const std::regex unmap("^b (\\d+) -(\\d+) @(" + H + ")\\((" + H + ")\\) (" + H +
                                   ") (\\d)$");
     std::smatch             m;
@@ -241,7 +247,7 @@ pair_line(pairing& p, const std::string& line)
             ++p.unpaired_ends; // a restore (or retry) of queues that were not evicted
             return;
         }
-        if(m[5] == "R")
+        if(m[5] == "R" || m[1] == "e") // id 14 here is always the rescheduled restore
         {
             q.retried = true;
             return;
@@ -346,7 +352,13 @@ TEST(Generator, ErasDifferWhereTheKernelsDo)
     EXPECT_TRUE(has("6.13", "^a .* " + NUL + "$"));
     EXPECT_TRUE(has("2026", "^a .* 0$"));
     for(const auto& era : eras)
+    {
+        if(era == "proposed") continue; // its rescheduled restores are id 14
         EXPECT_TRUE(has(era, "^a .* R$")) << era;
+    }
+    EXPECT_FALSE(has("proposed", "^a .* R$"));
+    EXPECT_TRUE(has("proposed", "^e \\d+ -\\d+ [0-9a-f]+$"));
+    EXPECT_TRUE(has("proposed", "^a .* 0$"));
     EXPECT_TRUE(has("6.12", "^6 \\d+ -\\d+ \\S+ \\S+ [0-3]$"));
     EXPECT_TRUE(has("6.13", "^6 \\d+ -\\d+ \\S+ \\S+ [0-3] -?\\d+$"));
     EXPECT_NE(logs["6.0"].find("#@ fifo 1024"), std::string::npos);
@@ -396,7 +408,8 @@ TEST(Generator, TimestampsNeverGoBackwards)
 TEST(Generator, ExpectedRecordsEqualAnIndependentPairing)
 {
     for(const auto& scenario : scenarios)
-        for(const auto& era : {std::string("6.0"), std::string("6.13"), std::string("2026")})
+        for(const auto& era :
+            {std::string("6.0"), std::string("6.13"), std::string("2026"), std::string("proposed")})
         {
             auto g      = generate({"--scenario", scenario, "--era", era, "--gpus", "3", "--events",
                                     "800", "--other-pids", "2", "--seed", "9"});
@@ -432,8 +445,8 @@ TEST(Generator, QueueEvictionsNestAndRetriesLeaveTheQueuesEvicted)
     {
         auto g = generate({"--scenario", "eviction", "--era", era, "--gpus", "2", "--events", "600",
                            "--seed", "5"});
-        std::regex                         queue("^(9|a) (\\d+) -(\\d+) ([0-9a-f]+)(?: (\\S+))?$");
-        std::map<std::string, int>         depth;
+        std::regex                 queue("^(9|a|e) (\\d+) -(\\d+) ([0-9a-f]+)(?: (\\S+))?$");
+        std::map<std::string, int> depth;
         std::map<std::string, std::string> first_trigger;
         std::map<std::string, bool>        retried;
         bool                               nested_other_trigger = false, retry_then_restore = false;
@@ -452,7 +465,7 @@ TEST(Generator, QueueEvictionsNestAndRetriesLeaveTheQueuesEvicted)
                 continue;
             }
             ASSERT_GT(depth[key], 0) << era << ": restore of queues not evicted: " << shown;
-            if(m[5] == "R")
+            if(m[5] == "R" || m[1] == "e")
                 retried[key] = true;
             else if(--depth[key] == 0 && retried[key])
                 retry_then_restore = true;

@@ -169,6 +169,10 @@ TEST(generated_logs, eviction_1gpu_6_12)
 {
     check_log("eviction-1gpu-6.12");
 }
+TEST(generated_logs, eviction_2gpu_proposed_id14_rescheduled_restores)
+{
+    check_log("eviction-2gpu-proposed");
+}
 TEST(generated_logs, mixed_4gpu_6_0)
 {
     check_log("mixed-4gpu-6.0");
