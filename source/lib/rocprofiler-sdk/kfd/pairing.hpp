@@ -111,8 +111,9 @@ public:
     // An outstanding start is one in-flight kernel operation (a fault being handled, a range
     // migrating, a process's queues evicted on a GPU): realistically hundreds at once, even
     // for a superuser tracing every process. 65536 leaves two orders of magnitude of headroom
-    // for lost ends while bounding memory to about 10 MiB per engine (two 88-byte slots per
-    // start at most: the table starts small and doubles).
+    // for lost ends while bounding memory to about 11 MiB per engine (at most two 88-byte
+    // slots per start: the table starts at 64 slots and doubles, never past twice the cap).
+    // The key's hash is computed once per event; no start allocates.
     static constexpr size_t default_max_outstanding = 65536;
 
     // max_outstanding 0 is taken as 1.
