@@ -324,20 +324,26 @@ TEST(kfd_pairing, id14_dropped_events_drop_every_outstanding_start)
     feed_no_record(engine, "8 16 -5 @10(17) M"); // would have made a record across the loss
     expect_counters(engine, 0, 1, 0, 0);
 
-    // the same line resolved with the fd's gpu_id 0x17 is a rescheduled restore
+    // A suspension right after the loss may be nested in an eviction the loss hid: withheld.
     feed_no_record(engine, "9 20 -5 17 2");
-    event resolved = ev("e 25 -5 17");
+    feed_no_record(engine, "a 30 -5 17 0");
+    EXPECT_EQ(engine.counters().starts_lost_in_gap, 3u);
+    EXPECT_EQ(engine.counters().records, 0u);
+
+    // 10 s later: the same line resolved with the fd's gpu_id 0x17 is a rescheduled restore
+    feed_no_record(engine, "9 20000000000 -5 17 2");
+    event resolved = ev("e 20000000005 -5 17");
     rocprofiler::kfd::resolve_id14(resolved, 0x17);
     ASSERT_EQ(resolved.kind14, id14_kind::rescheduled_restore);
     record_t r = poisoned_record();
     ASSERT_FALSE(engine.process(resolved, r)); // the queues stay evicted
     EXPECT_EQ(engine.outstanding(), 1u);
-    r = feed_record(engine, "a 30 -5 17 0");
+    r = feed_record(engine, "a 20000000010 -5 17 0");
     EXPECT_EQ(r.queue_suspend.rescheduled, 1u);
     EXPECT_EQ(r.queue_suspend.node_id, 0x17u);
-    EXPECT_EQ(r.start_timestamp, 20u);
-    EXPECT_EQ(r.end_timestamp, 30u);
-    EXPECT_EQ(engine.counters().starts_lost_in_gap, 2u);
+    EXPECT_EQ(r.start_timestamp, 20000000000u);
+    EXPECT_EQ(r.end_timestamp, 20000000010u);
+    EXPECT_EQ(engine.counters().starts_lost_in_gap, 3u);
 }
 
 TEST(kfd_pairing, unmap_every_trigger)
@@ -1133,6 +1139,47 @@ TEST(kfd_pairing, context_stop_and_restart_never_pairs_across_the_gap)
     feed_no_record(engine, "a 2500000000 -5 1ea0");
     expect_counters(engine, 0, 1, 0, 0);
     EXPECT_EQ(engine.counters().starts_lost_in_gap, 1u);
+}
+
+TEST(kfd_pairing, suspension_soon_after_a_gap_is_withheld_as_it_may_be_nested)
+{
+    // The case the toggled-context test found: a TTM eviction hidden by the gap keeps the
+    // queues evicted; after the restart an SVM eviction, an R and the SVM restore (the
+    // kernel's count 2 -> 1) look like a complete suspension. The kernel's count is unknown
+    // after a gap, so such a suspension is withheld (and counted), not reported too short.
+    const uint64_t s = 1000000000ull;
+    pairing_engine engine;
+    EXPECT_EQ(engine.invalidate(rocprofiler::kfd::pair_kind_queue_suspend), 0u); // the gap
+    feed_no_record(engine, "9 " + std::to_string(100 * s) + " -5 76b5 0");       // after it
+    feed_no_record(engine, "a " + std::to_string(100 * s + 20) + " -5 76b5 R");
+    feed_no_record(engine, "a " + std::to_string(100 * s + 140) + " -5 76b5");
+    EXPECT_EQ(engine.counters().records, 0u);
+    EXPECT_EQ(engine.counters().starts_lost_in_gap, 1u);
+    // the hidden eviction's restore: an end without start
+    feed_no_record(engine, "a " + std::to_string(100 * s + 370) + " -5 76b5");
+    EXPECT_EQ(engine.counters().ends_without_start, 1u);
+    // faults are not affected
+    feed_no_record(engine, "7 " + std::to_string(100 * s + 400) + " -5 @1(76b5) R");
+    feed_record(engine, "8 " + std::to_string(100 * s + 500) + " -5 @1(76b5) M");
+    // the window: up to 10 s after the first event after the gap (100 s), ends included
+    feed_no_record(engine, "9 " + std::to_string(110 * s - 1) + " -5 76b5 2");
+    feed_no_record(engine, "a " + std::to_string(110 * s) + " -5 76b5");
+    EXPECT_EQ(engine.counters().records, 1u); // the fault only
+    EXPECT_EQ(engine.counters().starts_lost_in_gap, 2u);
+    // past it, suspensions are reported again
+    feed_no_record(engine, "9 " + std::to_string(110 * s + 2) + " -5 76b5 2");
+    const record_t r = feed_record(engine, "a " + std::to_string(110 * s + 3) + " -5 76b5");
+    EXPECT_EQ(r.start_timestamp, 110 * s + 2);
+    EXPECT_EQ(engine.counters().starts_lost_in_gap, 2u);
+}
+
+TEST(kfd_pairing, a_gap_in_other_kinds_does_not_withhold_suspensions)
+{
+    pairing_engine engine;
+    engine.invalidate(rocprofiler::kfd::pair_kind_page_fault |
+                      rocprofiler::kfd::pair_kind_page_migrate);
+    feed_no_record(engine, "9 100 -5 76b5 0");
+    EXPECT_EQ(feed_record(engine, "a 200 -5 76b5").start_timestamp, 100u);
 }
 
 TEST(kfd_pairing, mask_bits_name_their_pair_kinds)

@@ -232,7 +232,8 @@ TEST(generated_logs, context_toggled_while_events_flow_gets_only_correct_records
     std::vector<std::string> values;
     replay_log(name, expected, actual, {{"E2E_TOGGLE", "50"}, {"E2E_GAP_MARKERS", "1"}},
                "#@ pace rate 1000\n" + gap, &values);
-    // the first marker arrived while the context ran
+    // the first marker arrived while the context ran (its record races with the stop that
+    // its raw copy triggers: it may or may not be delivered)
     expected.push_back("unmap,SELF,39990000001000,39990000001000," + gpu + ",100000,101000,0");
     std::sort(expected.begin(), expected.end());
     ASSERT_FALSE(actual.empty());

@@ -524,14 +524,14 @@ TEST(service_e2e, stopped_context_never_pairs_across_the_gap)
                             "a 2500000000 -4242 1ea0\n"
                             "7 2600000000 -4242 @300(1ea0) R\n"
                             "8 2600001000 -4242 @300(1ea0) M\n";
-    auto out = replay(log, {{"E2E_GAP_MARKERS", "1"}});
+    // The main context traces everything but unmaps: the markers' records would race with the
+    // stop their raw copies trigger.
+    auto out = replay(log, {{"E2E_GAP_MARKERS", "1"}, {"E2E_OPS", "1,2,3"}});
     ASSERT_EQ(out.exit_code, 0);
     EXPECT_EQ(out.values["gap_stop"], "0");
     EXPECT_EQ(out.values["gap_start"], "0");
     EXPECT_EQ(out.values.count("gap_timeout"), 0u);
-    // marker 1 arrived while the context ran; marker 2 while it was stopped
-    EXPECT_EQ(out.records, sorted({"unmap,SELF,1250000000,1250000000,1ea0,100000,101000,0",
-                                   "fault,SELF,2600000000,2600001000,1ea0,300000,1,1"}));
+    EXPECT_EQ(out.records, sorted({"fault,SELF,2600000000,2600001000,1ea0,300000,1,1"}));
     EXPECT_EQ(out.stats["lost_in_gap"], 1u);        // the eviction at 0
     EXPECT_EQ(out.stats["ends_without_start"], 1u); // the restore at 1500 ms
     EXPECT_EQ(out.stats["never_ended"], 0u);

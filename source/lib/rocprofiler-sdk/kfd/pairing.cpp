@@ -93,7 +93,9 @@ pairing_engine::pairing_engine(size_t max_outstanding, age_bounds bounds)
 pairing_engine::pairing_engine(pairing_engine&& other) noexcept
     : m_max_outstanding{other.m_max_outstanding}, m_max_capacity{other.m_max_capacity},
       m_bounds{other.m_bounds}, m_slots{std::move(other.m_slots)}, m_count{other.m_count},
-      m_arrivals{other.m_arrivals}, m_newest{other.m_newest}, m_counters{other.m_counters}
+      m_arrivals{other.m_arrivals}, m_newest{other.m_newest},
+      m_queue_resync_pending{other.m_queue_resync_pending},
+      m_queue_resync_until{other.m_queue_resync_until}, m_counters{other.m_counters}
 {
     for(size_t i = 0; i < kind_count; ++i)
         m_lists[i] = other.m_lists[i], other.m_lists[i] = arrival_list{};
@@ -105,14 +107,16 @@ pairing_engine&
 pairing_engine::operator=(pairing_engine&& other) noexcept
 {
     if(this == &other) return *this;
-    m_max_outstanding = other.m_max_outstanding;
-    m_max_capacity    = other.m_max_capacity;
-    m_bounds          = other.m_bounds;
-    m_slots           = std::move(other.m_slots);
-    m_count           = other.m_count;
-    m_arrivals        = other.m_arrivals;
-    m_newest          = other.m_newest;
-    m_counters        = other.m_counters;
+    m_max_outstanding      = other.m_max_outstanding;
+    m_max_capacity         = other.m_max_capacity;
+    m_bounds               = other.m_bounds;
+    m_slots                = std::move(other.m_slots);
+    m_count                = other.m_count;
+    m_arrivals             = other.m_arrivals;
+    m_newest               = other.m_newest;
+    m_queue_resync_pending = other.m_queue_resync_pending;
+    m_queue_resync_until   = other.m_queue_resync_until;
+    m_counters             = other.m_counters;
     for(size_t i = 0; i < kind_count; ++i)
         m_lists[i] = other.m_lists[i], other.m_lists[i] = arrival_list{};
     other.m_slots.clear();
@@ -389,6 +393,7 @@ pairing_engine::invalidate(uint32_t kinds) noexcept
         }
     }
     m_counters.starts_lost_in_gap += dropped;
+    if((kinds & pair_kind_queue_suspend) != 0) m_queue_resync_pending = true;
     return dropped;
 }
 
@@ -557,6 +562,12 @@ pairing_engine::finish_queue(const event& ev, record_t& out) noexcept
     }
     const slot start = s;
     erase(index);
+    if(end <= m_queue_resync_until)
+    {
+        // Soon after a gap: this suspension may be nested in an eviction the gap hid.
+        ++m_counters.starts_lost_in_gap;
+        return false;
+    }
 
     begin_record(out, ROCPROFILER_PAGE_MIGRATION_QUEUE_SUSPEND, start.timestamp, end, ev.pid);
     out.queue_suspend.rescheduled = start.rescheduled ? 1 : 0;
@@ -590,7 +601,15 @@ bool
 pairing_engine::process(const event& ev, record_t& out) noexcept
 {
     // Before pairing: an end that shows its start is past the bound must not pair with it.
-    if(ev.has_timestamp && ev.timestamp != 0) expire(ev.timestamp);
+    if(ev.has_timestamp && ev.timestamp != 0)
+    {
+        expire(ev.timestamp);
+        if(m_queue_resync_pending)
+        {
+            m_queue_resync_pending = false;
+            m_queue_resync_until   = ev.timestamp + m_bounds.queue_resync_ns;
+        }
+    }
 
     bool produced = false;
     switch(ev.id)

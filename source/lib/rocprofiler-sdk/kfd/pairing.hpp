@@ -49,11 +49,19 @@
 //   counts it), and with the depth model they end when the kernel restores. Checked
 //   lazily at the head of each kind's arrival list: amortized O(1) per event.
 // - Gaps: invalidate(kinds) drops every outstanding start of those kinds and counts them in
-//   starts_lost_in_gap. The caller invokes it when events of a kind stop reaching the
-//   engine (a mask without them, a GPU no longer read, a failed read) or may have been lost
-//   (a read of a nearly full FIFO); the engine does it itself for a kernel drop report
-//   (id 14 read as dropped events). A start seen before a gap then never pairs with an end
-//   after it.
+//   starts_lost_in_gap. After a gap in queue events the kernel's eviction count of every
+//   (pid, node) is unknown: an eviction the gap hid may still be outstanding, and a
+//   suspension seen to start after the gap may be nested inside it, so its record would be
+//   too short. Suspensions that end within age_bounds::queue_resync_ns (default 10 s) of the
+//   first event after the gap are therefore withheld and counted in starts_lost_in_gap too
+//   (the kernel's restore workers run within milliseconds and retry every 1-100 ms, so an
+//   eviction outstanding for 10 s is not expected). Tracing that starts while a process's
+//   queues are already evicted has the same blind spot; the kernel offers no way to read
+//   the count, and the engine assumes it is zero when it starts. The caller invokes it when events
+//   of a kind stop reaching the engine (a mask without them, a GPU no longer read, a failed read)
+//   or may have been lost (a read of a nearly full FIFO); the engine does it itself for a kernel
+//   drop report (id 14 read as dropped events). A start seen before a gap then never pairs with an
+//   end after it.
 // - Migrate trigger: not part of the key. The kernel prints the same trigger in a
 //   migration's start and end and a range's migrations are serialized (per-range migrate
 //   lock), so a different end trigger means events were lost between them. The record is
@@ -103,6 +111,8 @@ struct age_bounds
     uint64_t page_fault_ns    = 10'000'000'000ull;
     uint64_t page_migrate_ns  = 10'000'000'000ull;
     uint64_t queue_suspend_ns = 0; // 0: no bound
+    // After a gap in queue events: suspensions ending this soon after it are withheld.
+    uint64_t queue_resync_ns = 10'000'000'000ull;
 };
 
 class pairing_engine
@@ -227,14 +237,18 @@ private:
                        rocprofiler_buffer_tracing_page_migration_record_t& out) noexcept;
     int32_t checked_trigger(int32_t value, int32_t last) noexcept;
 
-    size_t            m_max_outstanding   = default_max_outstanding;
-    size_t            m_max_capacity      = 0;
-    age_bounds        m_bounds            = {};
-    std::vector<slot> m_slots             = {};
-    size_t            m_count             = 0;
-    uint64_t          m_arrivals          = 0;
-    uint64_t          m_newest            = 0; // newest timestamp seen
-    arrival_list      m_lists[kind_count] = {};
-    pairing_counters  m_counters          = {};
+    size_t            m_max_outstanding = default_max_outstanding;
+    size_t            m_max_capacity    = 0;
+    age_bounds        m_bounds          = {};
+    std::vector<slot> m_slots           = {};
+    size_t            m_count           = 0;
+    uint64_t          m_arrivals        = 0;
+    uint64_t          m_newest          = 0; // newest timestamp seen
+    // After a gap in queue events: set until the next event's timestamp starts the window
+    // in which suspensions are withheld (see the header comment).
+    bool             m_queue_resync_pending = false;
+    uint64_t         m_queue_resync_until   = 0;
+    arrival_list     m_lists[kind_count]    = {};
+    pairing_counters m_counters             = {};
 };
 } // namespace rocprofiler::kfd
