@@ -139,7 +139,10 @@ typedef struct rocprofiler_kfd_loss_stats_t
  * GPU's stream ends or a read fails, when a read returns a (nearly) full kernel FIFO (the
  * kernel probably dropped what followed: a probable loss is treated as a loss, so that no
  * record spans it), and at a kernel drop report (id 14). Ends arriving after such a gap
- * whose start was dropped count in ends_without_start.
+ * whose start was dropped count in ends_without_start. After a gap in queue events, queue
+ * suspensions that end within 10 s of it are withheld and counted in starts_lost_in_gap as
+ * well: the driver's eviction count is unknown then, and a suspension seen to start after
+ * the gap may be nested in an eviction the gap hid (its record would be too short).
  * Age bound: a fault or migration start more than 10 s older than the newest event of its
  * GPU is dropped (starts_timed_out); queue suspensions have no age bound.
  *
