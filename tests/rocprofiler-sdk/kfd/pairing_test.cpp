@@ -638,11 +638,11 @@ TEST(kfd_pairing, cap_of_zero_means_one)
 {
     pairing_engine engine{0};
     EXPECT_EQ(engine.max_outstanding(), 1u);
-    feed_no_record(engine, "9 1 -1 1 0");
-    feed_no_record(engine, "9 2 -1 2 0"); // evicts the first
+    feed_no_record(engine, "7 1 -1 @1(1) R");
+    feed_no_record(engine, "7 2 -1 @2(1) R"); // evicts the first
     EXPECT_EQ(engine.outstanding(), 1u);
-    feed_no_record(engine, "a 3 -1 1");
-    feed_record(engine, "a 3 -1 2");
+    feed_no_record(engine, "8 3 -1 @1(1) M");
+    feed_record(engine, "8 3 -1 @2(1) M");
     expect_counters(engine, 1, 1, 1, 0);
 }
 
@@ -976,10 +976,14 @@ TEST(kfd_pairing, randomized_pairs_with_small_cap_account_for_every_start)
     EXPECT_GT(counters.starts_aged_out, 0u);
     EXPECT_EQ(counters.starts_never_ended, left);
     EXPECT_EQ(engine.outstanding(), 0u);
-    // every end made a record or was an orphan; every start was paired, aged out or left
     const uint64_t unmaps = result.ends - result.starts;
-    EXPECT_EQ(counters.records + counters.ends_without_start, result.ends);
-    EXPECT_EQ(counters.records - unmaps + counters.starts_aged_out + counters.starts_never_ended,
+    // every end made a record, was an orphan, or ended a suspension withheld because an
+    // aged-out one left its count unknown (counted in starts_lost_in_gap: no gap otherwise)
+    EXPECT_EQ(counters.records + counters.ends_without_start + counters.starts_lost_in_gap,
+              result.ends);
+    // every start was paired, aged out, withheld or left at the end
+    EXPECT_EQ(counters.records - unmaps + counters.starts_aged_out + counters.starts_never_ended +
+                  counters.starts_lost_in_gap,
               result.starts);
     EXPECT_EQ(counters.records, result.records);
 }
@@ -1326,4 +1330,9 @@ TEST(kfd_pairing, cap_ages_out_oldest_first_across_kinds)
     feed_no_record(engine, "8 107 -1 @1(1) M");
     EXPECT_EQ(engine.counters().ends_without_start, 2u);
     EXPECT_EQ(feed_record(engine, "6 108 -1 @2(1) 0->1 1").start_timestamp, 102u);
+    // the aged-out suspension left its count unknown (it was nested: one restore is still
+    // due): a suspension soon after is withheld rather than reported too short
+    feed_no_record(engine, "9 109 -1 1 0");
+    feed_no_record(engine, "a 110 -1 1");
+    EXPECT_EQ(engine.counters().starts_lost_in_gap, 1u);
 }

@@ -340,6 +340,8 @@ pairing_engine::evict_oldest() noexcept
            (oldest == nil || m_slots[list.oldest].arrival < m_slots[oldest].arrival))
             oldest = list.oldest;
     if(oldest == nil) return;
+    // A suspension forgotten this way leaves its key's eviction count unknown, as a gap does.
+    if(m_slots[oldest].id.what == kind::queue_suspend) m_queue_resync_pending = true;
     erase(oldest);
     ++m_counters.starts_aged_out;
 }

@@ -57,11 +57,12 @@
 //   (the kernel's restore workers run within milliseconds and retry every 1-100 ms, so an
 //   eviction outstanding for 10 s is not expected). Tracing that starts while a process's
 //   queues are already evicted has the same blind spot; the kernel offers no way to read
-//   the count, and the engine assumes it is zero when it starts. The caller invokes it when events
-//   of a kind stop reaching the engine (a mask without them, a GPU no longer read, a failed read)
-//   or may have been lost (a read of a nearly full FIFO); the engine does it itself for a kernel
-//   drop report (id 14 read as dropped events). A start seen before a gap then never pairs with an
-//   end after it.
+//   the count, and the engine assumes it is zero when it starts. A suspension aged out by the
+//   cap opens the same window (its key's count is unknown from then on). The caller invokes it when
+//   events of a kind stop reaching the engine (a mask without them, a GPU no longer read, a failed
+//   read) or may have been lost (a read of a nearly full FIFO); the engine does it itself for a
+//   kernel drop report (id 14 read as dropped events). A start seen before a gap then never pairs
+//   with an end after it.
 // - Migrate trigger: not part of the key. The kernel prints the same trigger in a
 //   migration's start and end and a range's migrations are serialized (per-range migrate
 //   lock), so a different end trigger means events were lost between them. The record is
