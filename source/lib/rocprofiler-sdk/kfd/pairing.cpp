@@ -376,6 +376,7 @@ pairing_engine::expire(uint64_t newest_timestamp) noexcept
         {
             erase(list.oldest);
             ++m_counters.starts_timed_out;
+            if(k == kind::queue_suspend) m_queue_resync_pending = true; // as for the cap
         }
     }
 }
