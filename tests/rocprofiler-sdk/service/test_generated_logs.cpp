@@ -232,9 +232,10 @@ TEST(generated_logs, context_toggled_while_events_flow_gets_only_correct_records
     std::vector<std::string> values;
     replay_log(name, expected, actual, {{"E2E_TOGGLE", "50"}, {"E2E_GAP_MARKERS", "1"}},
                "#@ pace rate 1000\n" + gap, &values);
-    // the first marker arrived while the context ran (its record races with the stop that
-    // its raw copy triggers: it may or may not be delivered)
+    // The markers are correct records too; whether the context gets them races with the
+    // stop and start their raw copies trigger.
     expected.push_back("unmap,SELF,39990000001000,39990000001000," + gpu + ",100000,101000,0");
+    expected.push_back("unmap,SELF,39990000004000,39990000004000," + gpu + ",200000,201000,0");
     std::sort(expected.begin(), expected.end());
     ASSERT_FALSE(actual.empty());
     for(const auto& r : actual)
