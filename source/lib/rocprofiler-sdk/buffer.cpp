@@ -3,6 +3,7 @@
 #include "rocprofiler-sdk/api_guard.hpp"
 #include "rocprofiler-sdk/callback_thread.hpp"
 #include "rocprofiler-sdk/context.hpp"
+#include "rocprofiler-sdk/env.hpp"
 #include "rocprofiler-sdk/registration.hpp"
 
 #include <algorithm>
@@ -80,16 +81,23 @@ find(uint64_t buffer_id) noexcept
     return table()[buffer_id - 1].load(std::memory_order_acquire);
 }
 
+// ROCPROFILER_BUFFER_LOSSLESS_CAP_BYTES, read once (a bad value is reported once); 0: unset.
+uint64_t
+lossless_cap_setting()
+{
+    static const uint64_t value =
+        env::number("ROCPROFILER_BUFFER_LOSSLESS_CAP_BYTES", 1, UINT64_MAX, 0);
+    return value;
+}
+
 size_t
 lossless_cap(size_t size)
 {
-    if(const char* env = std::getenv("ROCPROFILER_BUFFER_LOSSLESS_CAP_BYTES"); env && *env)
-    {
-        char* end   = nullptr;
-        auto  value = std::strtoull(env, &end, 10);
-        if(end && *end == '\0' && value > 0) return std::max<size_t>(value, size);
-    }
-    return std::max(size * 4, default_lossless_cap);
+    if(auto setting = lossless_cap_setting(); setting != 0)
+        return static_cast<size_t>(std::max<uint64_t>(setting, size));
+    // 4 x size without overflow: a huge size caps at SIZE_MAX, never at a wrapped value.
+    size_t four_times = size > SIZE_MAX / 4 ? SIZE_MAX : size * 4;
+    return std::max(four_times, default_lossless_cap);
 }
 
 // Asks the buffer's callback thread for a delivery unless one is pending. Called without

@@ -1,5 +1,6 @@
 // MIT License - see LICENSE.
 #include "rocprofiler-sdk/logging.hpp"
+#include "rocprofiler-sdk/env.hpp"
 
 #include <glog/logging.h>
 #include <glog/raw_logging.h>
@@ -33,7 +34,7 @@ parse_level(const char* text, int fallback)
 int
 threshold()
 {
-    static const int value = parse_level(std::getenv("ROCPROFILER_LOG_LEVEL"), warning);
+    static const int value = parse_level(env::get("ROCPROFILER_LOG_LEVEL"), warning);
     return value;
 }
 

@@ -4,6 +4,7 @@
 #include "rocprofiler-sdk/buffer.hpp"
 #include "rocprofiler-sdk/callback_thread.hpp"
 #include "rocprofiler-sdk/context.hpp"
+#include "rocprofiler-sdk/env.hpp"
 #include "rocprofiler-sdk/kfd/service.hpp"
 
 #include <rocprofiler-sdk/registration.h>
@@ -110,7 +111,16 @@ split_tool_list(const char* text)
 void
 find_listed_tools(std::vector<candidate>& out)
 {
-    const char* list = std::getenv("ROCP_TOOL_LIBRARIES");
+    if(env::secure_mode())
+    {
+        // As ld.so ignores LD_PRELOAD here: a setuid or file-capability program must not run
+        // code named by its caller's environment.
+        if(std::getenv("ROCP_TOOL_LIBRARIES") != nullptr)
+            ROCP_WARNING << "ROCP_TOOL_LIBRARIES ignored: this program runs in secure-execution "
+                            "mode (setuid or file capabilities); no tool is loaded";
+        return;
+    }
+    const char* list = env::get("ROCP_TOOL_LIBRARIES");
     for(const auto& path : split_tool_list(list))
     {
         void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -254,14 +264,8 @@ initialize_tool(client& c)
 std::chrono::milliseconds
 finalize_timeout()
 {
-    constexpr uint64_t max_ms = 3600 * 1000;
-    uint64_t           ms     = 10000;
-    if(const char* env = std::getenv("ROCPROFILER_FINALIZE_TIMEOUT_MS"); env && *env)
-    {
-        char* end   = nullptr;
-        auto  value = std::strtoull(env, &end, 10);
-        if(end && *end == '\0') ms = std::min<uint64_t>(value, max_ms);
-    }
+    static const uint64_t ms =
+        env::number("ROCPROFILER_FINALIZE_TIMEOUT_MS", 0, 3600 * 1000, 10000);
     return std::chrono::milliseconds{ms};
 }
 

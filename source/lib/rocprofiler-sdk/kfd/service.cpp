@@ -3,6 +3,7 @@
 #include "rocprofiler-sdk/agent.hpp"
 #include "rocprofiler-sdk/buffer.hpp"
 #include "rocprofiler-sdk/context.hpp"
+#include "rocprofiler-sdk/env.hpp"
 #include "rocprofiler-sdk/internal_threading.hpp"
 #include "rocprofiler-sdk/kfd/device.hpp"
 #include "rocprofiler-sdk/kfd/reader.hpp"
@@ -69,23 +70,12 @@ get_state()
     return *s;
 }
 
-bool
-env_flag(const char* name)
-{
-    const char* v = std::getenv(name);
-    return v != nullptr && (std::strcmp(v, "1") == 0 || strcasecmp(v, "yes") == 0 ||
-                            strcasecmp(v, "true") == 0 || strcasecmp(v, "on") == 0);
-}
-
 // FIFO bytes per client: ROCPROFILER_KFD_FIFO_BYTES, else 1024 before Linux 6.13, 8192 since.
 size_t
 fifo_capacity()
 {
-    if(const char* env = std::getenv("ROCPROFILER_KFD_FIFO_BYTES"); env && *env)
-    {
-        auto v = std::strtoull(env, nullptr, 10);
-        if(v >= 256) return v;
-    }
+    if(auto bytes = env::number("ROCPROFILER_KFD_FIFO_BYTES", 256, uint64_t{1} << 30, 0))
+        return static_cast<size_t>(bytes);
     utsname info{};
     if(uname(&info) == 0)
     {
@@ -178,7 +168,7 @@ open_device(state& s)
     }
     s.self_pid      = static_cast<uint32_t>(getpid());
     s.privileged    = has_cap_sys_admin();
-    s.all_processes = env_flag("ROCPROFILER_KFD_ALL_PROCESSES");
+    s.all_processes = env::flag("ROCPROFILER_KFD_ALL_PROCESSES");
     ROCP_INFO << "KFD " << v.major << "." << v.minor << ": tracing " << s.streams.size()
               << " GPU(s)" << (s.all_processes ? " for every process" : "");
     return ROCPROFILER_STATUS_SUCCESS;

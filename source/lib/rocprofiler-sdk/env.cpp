@@ -1,0 +1,58 @@
+// MIT License - see LICENSE.
+#include "rocprofiler-sdk/env.hpp"
+#include "rocprofiler-sdk/logging.hpp"
+
+#include <strings.h>
+#include <sys/auxv.h>
+
+#include <cstdlib>
+
+namespace rocprofiler::env
+{
+bool
+secure_mode() noexcept
+{
+    return getauxval(AT_SECURE) != 0;
+}
+
+const char*
+get(const char* name) noexcept
+{
+    return ::secure_getenv(name);
+}
+
+bool
+flag(const char* name) noexcept
+{
+    const char* v = get(name);
+    return v != nullptr && (strcasecmp(v, "1") == 0 || strcasecmp(v, "yes") == 0 ||
+                            strcasecmp(v, "true") == 0 || strcasecmp(v, "on") == 0);
+}
+
+std::optional<uint64_t>
+parse_u64(std::string_view text, uint64_t min, uint64_t max) noexcept
+{
+    if(text.empty() || text.size() > 20) return std::nullopt;
+    uint64_t value = 0;
+    for(char c : text)
+    {
+        if(c < '0' || c > '9') return std::nullopt;
+        auto digit = static_cast<uint64_t>(c - '0');
+        if(value > (UINT64_MAX - digit) / 10) return std::nullopt; // would overflow
+        value = value * 10 + digit;
+    }
+    if(value < min || value > max) return std::nullopt;
+    return value;
+}
+
+uint64_t
+number(const char* name, uint64_t min, uint64_t max, uint64_t fallback) noexcept
+{
+    const char* text = get(name);
+    if(text == nullptr || *text == '\0') return fallback;
+    if(auto value = parse_u64(text, min, max)) return *value;
+    ROCP_ERROR << name << "='" << std::string_view{text}.substr(0, 64)
+               << "' is not a whole number from " << min << " to " << max << "; using " << fallback;
+    return fallback;
+}
+} // namespace rocprofiler::env
