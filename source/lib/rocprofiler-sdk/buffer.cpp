@@ -46,23 +46,26 @@ struct record_buffer
     void*                           data       = nullptr;
     std::atomic<uint64_t>           thread_id{callback_thread::default_thread};
 
-    std::mutex              mutex;
-    std::mutex              delivering; // one delivery at a time, so batches stay in order
-    bool                    warned_throw = false;
-    std::condition_variable delivered_cv;
-    std::vector<std::byte>  pending;              // records waiting for delivery
-    std::vector<std::byte>  spare;                // storage reused for the next batch
-    size_t                  pending_bytes    = 0; // record bytes (without entry headers)
-    uint64_t                pending_count    = 0;
-    uint64_t                emplaced         = 0;
-    uint64_t                delivered        = 0; // records taken out and handed over
-    uint64_t                drops_unreported = 0;
-    uint64_t                drops_reported   = 0; // passed to the callback so far
-    uint64_t                dropped          = 0;
-    size_t                  peak_bytes       = 0;
-    bool                    scheduled        = false;
-    bool                    destroyed        = false;
-    bool                    closed           = false;
+    std::mutex mutex;
+    std::mutex delivering; // one delivery at a time, so batches stay in order
+    // Header arrays handed to the callback, reused across deliveries (under `delivering`).
+    std::vector<rocprofiler_record_header_t>  headers;
+    std::vector<rocprofiler_record_header_t*> pointers;
+    bool                                      warned_throw = false;
+    std::condition_variable                   delivered_cv;
+    std::vector<std::byte>                    pending; // records waiting for delivery
+    std::vector<std::byte>                    spare;   // storage reused for the next batch
+    size_t   pending_bytes    = 0;                     // record bytes (without entry headers)
+    uint64_t pending_count    = 0;
+    uint64_t emplaced         = 0;
+    uint64_t delivered        = 0; // records taken out and handed over
+    uint64_t drops_unreported = 0;
+    uint64_t drops_reported   = 0; // passed to the callback so far
+    uint64_t dropped          = 0;
+    size_t   peak_bytes       = 0;
+    bool     scheduled        = false;
+    bool     destroyed        = false;
+    bool     closed           = false;
 };
 
 std::array<std::atomic<record_buffer*>, max_buffers>&
@@ -285,8 +288,8 @@ deliver(uint64_t buffer_id) noexcept
 
     if(call)
     {
-        thread_local std::vector<rocprofiler_record_header_t>  headers;
-        thread_local std::vector<rocprofiler_record_header_t*> pointers;
+        auto& headers  = b->headers;
+        auto& pointers = b->pointers;
         try
         {
             headers.clear();

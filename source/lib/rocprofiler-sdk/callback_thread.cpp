@@ -92,16 +92,31 @@ run(worker* w)
     w->idle.notify_all();
 }
 
+// The thread is created without the worker's lock held: creating it runs the tools'
+// thread notifications, which may call any API (a buffer flush takes this lock).
 void
 start(worker* w)
 {
-    std::lock_guard<std::mutex> lock{w->mutex};
-    if(w->running || w->failed || w->stopping) return;
-    w->thread = internal_threading::start_thread(w->name, [w] { run(w); });
-    if(w->thread)
-        w->running = true;
-    else
-        w->failed = true; // logged once by start_thread; deliveries then happen on flush
+    {
+        std::lock_guard<std::mutex> lock{w->mutex};
+        if(w->running || w->failed || w->stopping) return;
+        w->running = true; // deliveries may be queued already; the thread serves them
+    }
+    auto                 thread = internal_threading::start_thread(w->name, [w] { run(w); });
+    std::deque<uint64_t> orphaned;
+    {
+        std::lock_guard<std::mutex> lock{w->mutex};
+        if(thread)
+        {
+            w->thread = std::move(thread);
+            return;
+        }
+        w->running = false;
+        w->failed  = true; // logged once by start_thread; deliveries then happen on flush
+        orphaned.swap(w->queue);
+    }
+    for(auto buffer_id : orphaned)
+        buffer::deliver(buffer_id); // queued for a thread that never came: not on a producer
 }
 } // namespace
 

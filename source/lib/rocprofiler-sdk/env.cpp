@@ -2,9 +2,12 @@
 #include "rocprofiler-sdk/env.hpp"
 #include "rocprofiler-sdk/logging.hpp"
 
+#include <fcntl.h>
 #include <strings.h>
 #include <sys/auxv.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 
 namespace rocprofiler::env
@@ -54,5 +57,48 @@ number(const char* name, uint64_t min, uint64_t max, uint64_t fallback) noexcept
     ROCP_ERROR << name << "='" << std::string_view{text}.substr(0, 64)
                << "' is not a whole number from " << min << " to " << max << "; using " << fallback;
     return fallback;
+}
+bool
+is_initial_uid_map(std::string_view text) noexcept
+{
+    // Fields separated by blanks: inside, outside, count.
+    uint64_t fields[3] = {};
+    size_t   count     = 0;
+    size_t   i         = 0;
+    while(i < text.size())
+    {
+        while(i < text.size() && (text[i] == ' ' || text[i] == '\t'))
+            ++i;
+        if(i < text.size() && text[i] == '\n')
+        {
+            ++i;
+            if(i != text.size()) return false; // more than one line
+            break;
+        }
+        size_t start = i;
+        while(i < text.size() && text[i] >= '0' && text[i] <= '9')
+            ++i;
+        if(start == i || count == 3) return false;
+        auto value = parse_u64(text.substr(start, i - start), 0, UINT64_MAX);
+        if(!value) return false;
+        fields[count++] = *value;
+    }
+    return count == 3 && fields[0] == 0 && fields[1] == 0 && fields[2] == 4294967295u;
+}
+
+bool
+in_initial_user_namespace() noexcept
+{
+    int fd = ::open("/proc/self/uid_map", O_RDONLY | O_CLOEXEC);
+    if(fd < 0) return true;
+    char    text[256];
+    ssize_t n = 0;
+    do
+    {
+        n = ::read(fd, text, sizeof(text));
+    } while(n < 0 && errno == EINTR);
+    ::close(fd);
+    if(n <= 0) return true;
+    return is_initial_uid_map(std::string_view{text, static_cast<size_t>(n)});
 }
 } // namespace rocprofiler::env

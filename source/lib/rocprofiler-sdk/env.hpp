@@ -28,4 +28,13 @@ std::optional<uint64_t> parse_u64(std::string_view text, uint64_t min, uint64_t 
 // The variable as a number in [min, max]; unset or empty gives `fallback`; anything else
 // logs "NAME=...: ..." once and gives `fallback`.
 uint64_t number(const char* name, uint64_t min, uint64_t max, uint64_t fallback) noexcept;
+
+// Pure: whether the text of /proc/self/uid_map is the initial user namespace's (one line
+// mapping all 4294967295 ids onto themselves). Elsewhere, CAP_SYS_ADMIN reported by capget()
+// is not the capability the kernel's capable() checks.
+bool is_initial_uid_map(std::string_view uid_map) noexcept;
+
+// Reads /proc/self/uid_map; true also when it cannot be read (kernels without user
+// namespaces have no such file).
+bool in_initial_user_namespace() noexcept;
 } // namespace rocprofiler::env

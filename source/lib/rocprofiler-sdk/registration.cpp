@@ -517,7 +517,7 @@ finalize() noexcept
         }
         set_phase(phase::finalizing);
         // 1. Drain the event sources while contexts are still active.
-        kfd::service::shutdown();
+        kfd::service::shutdown(finalize_timeout());
         // 2. Per tool: stop contexts, deliver buffers, call finalize.
         for(auto* c : clients())
             finish_client(*c, true);

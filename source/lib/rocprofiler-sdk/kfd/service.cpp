@@ -51,15 +51,18 @@ struct state
     bool                         checked   = false;
     rocprofiler_status_t         available = ROCPROFILER_STATUS_ERROR_NOT_AVAILABLE;
     int                          kfd_fd    = -1;
-    int                          wake_fd   = -1;
+    device::fd_identity          kfd_identity;
+    int                          wake_fd = -1;
     std::vector<gpu_stream*>     streams; // never freed: stats stay readable until exit
     std::unique_ptr<std::thread> reader;
     std::atomic<bool>            stop{false};
-    bool                         shut_down     = false;
-    uint64_t                     mask          = 0;
-    uint32_t                     self_pid      = 0;
-    bool                         all_processes = false;
-    bool                         privileged    = false; // CAP_SYS_ADMIN: may get others' events
+    bool                         shut_down       = false;
+    bool                         reader_prepared = false;
+    bool                         reader_starting = false; // being created, no lock held
+    uint64_t                     mask            = 0;
+    uint32_t                     self_pid        = 0;
+    bool                         all_processes   = false;
+    bool                         privileged      = false; // CAP_SYS_ADMIN: may get others' events
     reader_config                config;
 };
 
@@ -130,6 +133,7 @@ open_device(state& s)
         ROCP_WARNING << "page-migration tracing unavailable: " << why_no_device(errno);
         return ROCPROFILER_STATUS_ERROR_NOT_AVAILABLE;
     }
+    s.kfd_identity = device::identify(s.kfd_fd);
     device::version v{};
     if(!device::get_version(s.kfd_fd, v))
     {
@@ -154,9 +158,10 @@ open_device(state& s)
                          << std::strerror(errno) << "); this GPU is not traced";
             continue;
         }
-        auto* stream   = new gpu_stream{};
-        stream->gpu_id = static_cast<uint32_t>(gpu_id);
-        stream->fd     = fd;
+        auto* stream     = new gpu_stream{};
+        stream->gpu_id   = static_cast<uint32_t>(gpu_id);
+        stream->fd       = fd;
+        stream->identity = device::identify(fd);
         s.streams.push_back(stream);
     }
     if(s.streams.empty())
@@ -167,7 +172,7 @@ open_device(state& s)
         return ROCPROFILER_STATUS_ERROR_NOT_AVAILABLE;
     }
     s.self_pid      = static_cast<uint32_t>(getpid());
-    s.privileged    = has_cap_sys_admin();
+    s.privileged    = has_cap_sys_admin() && env::in_initial_user_namespace();
     s.all_processes = env::flag("ROCPROFILER_KFD_ALL_PROCESSES");
     ROCP_INFO << "KFD " << v.major << "." << v.minor << ": tracing " << s.streams.size()
               << " GPU(s)" << (s.all_processes ? " for every process" : "");
@@ -204,9 +209,14 @@ update_mask(state& s)
     if(mask != 0 && s.all_processes) mask |= kfd_abi::event_mask(kfd_abi::event_all_process);
     if(mask == s.mask) return;
     for(auto* stream : s.streams)
-        if(stream->watching && !device::write_mask(stream->fd, mask))
+    {
+        if(!stream->watching || s.config.fds_lost) continue;
+        if(!device::is_ours(stream->fd, stream->identity))
+            lose_fds(s.config, "an SMI event fd"); // never write 8 bytes into a program's file
+        else if(!device::write_mask(stream->fd, mask))
             ROCP_WARNING << "GPU " << stream->gpu_id << ": cannot set the event mask ("
                          << std::strerror(errno) << ")";
+    }
     s.mask = mask;
 }
 
@@ -290,10 +300,12 @@ handle_line(gpu_stream& stream, std::string_view line, uint64_t now)
     sync_pairing_counters(stream);
 }
 
+// Prepares the reader's configuration (under `control`); the thread itself is started by
+// start_reader_if_needed() with no lock held.
 rocprofiler_status_t
-start_reader(state& s)
+prepare_reader(state& s)
 {
-    if(s.reader || s.shut_down) return ROCPROFILER_STATUS_SUCCESS;
+    if(s.reader_prepared || s.shut_down) return ROCPROFILER_STATUS_SUCCESS;
     s.wake_fd = device::make_wake_fd();
     if(s.wake_fd < 0)
     {
@@ -302,12 +314,52 @@ start_reader(state& s)
     }
     s.config.streams       = s.streams;
     s.config.wake_fd       = s.wake_fd;
+    s.config.wake_identity = device::identify(s.wake_fd);
     s.config.stop          = &s.stop;
     s.config.fifo_capacity = fifo_capacity();
     s.config.on_line       = handle_line;
-    s.reader = internal_threading::start_thread("rocprof-kfd", [&s] { run_reader(s.config); });
-    if(!s.reader) return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
+    s.reader_prepared      = true;
     return ROCPROFILER_STATUS_SUCCESS;
+}
+
+// Writes to the wake-up fd only while it is ours. False when the reader cannot be woken.
+bool
+wake_reader(state& s)
+{
+    if(s.config.fds_lost || !device::is_ours(s.wake_fd, s.config.wake_identity))
+    {
+        lose_fds(s.config, "the reader's wake-up fd");
+        return false;
+    }
+    device::wake(s.wake_fd);
+    return true;
+}
+
+// Under `control`: stops the reader (it drains every fd once more first) and joins it, but
+// waits at most `bound`, and not at all for a reader that cannot be woken: such a reader
+// is abandoned (detached), never left joinable, so exit cannot hang on it. True if joined.
+bool
+stop_reader(state& s, std::chrono::milliseconds bound)
+{
+    if(!s.reader) return true;
+    s.stop.store(true);
+    bool woken = wake_reader(s);
+    bool done  = false;
+    {
+        std::unique_lock<std::mutex> lock{s.config.drain_mutex};
+        done = s.config.drain_cv.wait_for(lock, woken ? bound : std::chrono::milliseconds{0},
+                                          [&] { return s.config.finished; });
+    }
+    if(done)
+        s.reader->join();
+    else
+    {
+        ROCP_WARNING << "page-migration reader did not stop "
+                     << (woken ? "in time" : "(it cannot be woken)") << "; abandoning it";
+        s.reader->detach();
+    }
+    s.reader.reset();
+    return done;
 }
 
 rocprofiler_status_t sum_loss_stats(state& s, uint64_t gpu_id,
@@ -368,9 +420,39 @@ context_started(const context::context&) noexcept
         std::lock_guard<std::mutex> lock{s.control};
         if(s.available != ROCPROFILER_STATUS_SUCCESS) return s.available;
         if(s.shut_down) return ROCPROFILER_STATUS_ERROR_FINALIZED;
-        auto status = start_reader(s);
+        auto status = prepare_reader(s);
         if(status != ROCPROFILER_STATUS_SUCCESS) return status;
         update_mask(s);
+        return ROCPROFILER_STATUS_SUCCESS;
+    }
+    catch(...)
+    {
+        return ROCPROFILER_STATUS_ERROR;
+    }
+}
+
+rocprofiler_status_t
+start_reader_if_needed() noexcept
+{
+    try
+    {
+        auto& s = get_state();
+        {
+            std::lock_guard<std::mutex> lock{s.control};
+            if(!s.reader_prepared || s.reader || s.reader_starting || s.shut_down)
+                return ROCPROFILER_STATUS_SUCCESS;
+            s.reader_starting = true;
+        }
+        // No lock held: the tools' thread notifications may call any API (loss stats,
+        // start/stop), and a start from inside them finds reader_starting set.
+        auto thread =
+            internal_threading::start_thread("rocprof-kfd", [&s] { run_reader(s.config); });
+        std::lock_guard<std::mutex> lock{s.control};
+        s.reader_starting = false;
+        if(!thread) return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
+        s.reader = std::move(thread);
+        // Finalization began meanwhile and could not stop it.
+        if(s.shut_down) stop_reader(s, std::chrono::milliseconds{2000});
         return ROCPROFILER_STATUS_SUCCESS;
     }
     catch(...)
@@ -410,7 +492,7 @@ drain_now() noexcept
         std::lock_guard<std::mutex> lock{s.control};
         if(!s.reader || s.shut_down) return;
         auto ticket = s.config.drain_requests.fetch_add(1) + 1;
-        device::wake(s.wake_fd);
+        if(!wake_reader(s)) return;
         std::unique_lock<std::mutex> wait{s.config.drain_mutex};
         s.config.drain_cv.wait_for(wait, std::chrono::seconds{2},
                                    [&] { return s.config.drains_done.load() >= ticket; });
@@ -421,7 +503,7 @@ drain_now() noexcept
 }
 
 void
-shutdown() noexcept
+shutdown(std::chrono::milliseconds bound) noexcept
 {
     try
     {
@@ -429,23 +511,18 @@ shutdown() noexcept
         std::lock_guard<std::mutex> lock{s.control};
         if(s.shut_down) return;
         s.shut_down = true;
-        if(s.reader)
-        {
-            s.stop.store(true);
-            device::wake(s.wake_fd);
-            s.reader->join(); // the reader drains every fd once more before it returns
-            s.reader.reset();
-        }
+        bool joined = stop_reader(s, bound);
         for(auto* stream : s.streams)
         {
-            stream->pairing.finish();
+            if(joined) stream->pairing.finish(); // the reader no longer touches pairing
             sync_pairing_counters(*stream);
-            device::close_fd(stream->fd);
-            stream->fd = -1;
             stream->watching.store(false);
+            if(!joined) continue; // an abandoned reader may still use its fds: leave them
+            device::close_owned(stream->fd, stream->identity);
+            stream->fd = -1;
         }
-        device::close_fd(s.wake_fd);
-        device::close_fd(s.kfd_fd);
+        if(joined) device::close_owned(s.wake_fd, s.config.wake_identity);
+        device::close_owned(s.kfd_fd, s.kfd_identity);
         s.wake_fd = s.kfd_fd = -1;
         log_losses(s);
     }
