@@ -131,6 +131,7 @@ create(uint64_t context_id, size_t size, size_t watermark, rocprofiler_buffer_po
     if(policy != ROCPROFILER_BUFFER_POLICY_DISCARD && policy != ROCPROFILER_BUFFER_POLICY_LOSSLESS)
         return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
     if(context::find(context_id) == nullptr) return ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
+    registration::pin_library_of(reinterpret_cast<const void*>(callback));
 
     std::lock_guard<std::mutex> lock{create_mutex};
     auto                        index = buffer_count.load();

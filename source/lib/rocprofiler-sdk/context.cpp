@@ -149,6 +149,17 @@ stop_all(uint32_t client) noexcept
         }
     }
 }
+void
+lock_for_fork() noexcept
+{
+    state_mutex().lock();
+}
+
+void
+unlock_after_fork() noexcept
+{
+    state_mutex().unlock();
+}
 } // namespace rocprofiler::context
 
 extern "C"

@@ -152,6 +152,8 @@ extern "C"
                 if(auto locked = registration::check_configuration_open();
                    locked != ROCPROFILER_STATUS_SUCCESS)
                     return locked;
+                registration::pin_library_of(reinterpret_cast<const void*>(precreate));
+                registration::pin_library_of(reinterpret_cast<const void*>(postcreate));
                 std::lock_guard<std::mutex> lock{internal_threading::notifier_mutex()};
                 internal_threading::notifiers().push_back({precreate, postcreate, libs, data});
                 return ROCPROFILER_STATUS_SUCCESS;

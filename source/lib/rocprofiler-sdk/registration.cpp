@@ -123,7 +123,7 @@ find_listed_tools(std::vector<candidate>& out)
     const char* list = env::get("ROCP_TOOL_LIBRARIES");
     for(const auto& path : split_tool_list(list))
     {
-        void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+        void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
         if(handle == nullptr)
         {
             const char* why = dlerror();
@@ -165,6 +165,9 @@ find_loaded_tools(std::vector<candidate>& out)
         if(handle == nullptr) continue;
         auto fn =
             reinterpret_cast<rocprofiler_configure_func_t>(dlsym(handle, "rocprofiler_configure"));
+        // The SDK will call this tool until exit: pin it, so that a dlclose by the program
+        // cannot unmap code the SDK still calls.
+        if(fn != nullptr) pin_library_of(reinterpret_cast<const void*>(fn));
         add_candidate(out, fn, name.empty() ? "the application" : name);
         dlclose(handle);
     }
@@ -219,6 +222,7 @@ configure_tool(const candidate& found, uint32_t priority)
         return;
     }
     c->initialize = result->initialize;
+    pin_library_of(reinterpret_cast<const void*>(result->initialize));
     if(result->size >= offsetof(rocprofiler_tool_configure_result_t, tool_data) + sizeof(void*))
     {
         c->finalize  = result->finalize;
@@ -226,6 +230,7 @@ configure_tool(const candidate& found, uint32_t priority)
     }
     else if(result->size >= offsetof(rocprofiler_tool_configure_result_t, finalize) + sizeof(void*))
         c->finalize = result->finalize;
+    pin_library_of(reinterpret_cast<const void*>(c->finalize));
     c->active = true;
 }
 
@@ -364,29 +369,41 @@ finalize_client(rocprofiler_client_id_t id)
     }
 }
 
-// fork(): the prepare handler holds the buffer and callback-thread locks so that the child
-// gets them in a consistent state; the child handler only sets flags and forgets threads
+// fork(): the prepare handler holds the SDK's locks so that the child gets them in a
+// consistent state; the child handler only sets flags and forgets threads
 // (no system call on the SMI fds: they are CLOEXEC and simply never read in the child; the
 // KFD emulator's own handler runs after ours).
+// Every lock a child can reach through the API is held across fork, in the order the SDK
+// takes them (context start/stop, then the service, then buffers, then callback threads);
+// none of them is ever held while a tool's code runs, so the forking thread never holds one.
 void
 atfork_prepare()
 {
+    context::lock_for_fork();
+    kfd::service::lock_for_fork();
     buffer::lock_all_for_fork();
     callback_thread::lock_all_for_fork();
 }
 
 void
-atfork_parent()
+unlock_after_fork()
 {
     callback_thread::unlock_all_after_fork();
     buffer::unlock_all_after_fork();
+    kfd::service::unlock_after_fork();
+    context::unlock_after_fork();
+}
+
+void
+atfork_parent()
+{
+    unlock_after_fork();
 }
 
 void
 atfork_child()
 {
-    callback_thread::unlock_all_after_fork();
-    buffer::unlock_all_after_fork();
+    unlock_after_fork();
     if(current_phase() == phase::uninitialized) return;
     forked_child.store(true);
     callback_thread::forget_after_fork();
@@ -409,6 +426,17 @@ register_exit_handlers()
     callback_thread::set_after_delivery_hook(run_deferred_finalizations);
 }
 } // namespace
+
+void
+pin_library_of(const void* code) noexcept
+{
+    if(code == nullptr) return;
+    Dl_info info{};
+    if(dladdr(code, &info) == 0 || info.dli_fname == nullptr || info.dli_fname[0] == '\0') return;
+    // RTLD_NOLOAD | RTLD_NODELETE on a loaded object marks it never to be unloaded; the
+    // reference this takes is never released either.
+    if(void* pinned = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE)) (void)pinned;
+}
 
 phase
 current_phase() noexcept
@@ -559,11 +587,14 @@ extern "C"
             [&]()
             {
                 if(configure_func == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+                if(registration::in_forked_child()) // no lock the parent may have held
+                    return ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
                 {
                     std::lock_guard<std::recursive_mutex> lock{registration::life_mutex()};
                     if(registration::current_phase() != registration::phase::uninitialized)
                         return ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
                     registration::forced_configures().push_back(configure_func);
+                    registration::pin_library_of(reinterpret_cast<const void*>(configure_func));
                 }
                 registration::initialize();
                 return ROCPROFILER_STATUS_SUCCESS;

@@ -41,6 +41,10 @@ void initialize() noexcept;
 // Drains, delivers and finalizes every tool; idempotent. Registered with atexit.
 void finalize() noexcept;
 
+// Pins the shared object holding `code` (a tool's function the SDK will call later) so that
+// a dlclose by the program never unmaps it. The main program and unknown addresses: no-op.
+void pin_library_of(const void* code) noexcept;
+
 // True in a child created by fork() after the SDK initialized in the parent.
 bool in_forked_child() noexcept;
 } // namespace rocprofiler::registration

@@ -532,6 +532,22 @@ shutdown(std::chrono::milliseconds bound) noexcept
 }
 
 void
+lock_for_fork() noexcept
+{
+    auto& s = get_state();
+    s.control.lock();
+    s.config.drain_mutex.lock();
+}
+
+void
+unlock_after_fork() noexcept
+{
+    auto& s = get_state();
+    s.config.drain_mutex.unlock();
+    s.control.unlock();
+}
+
+void
 forget_after_fork() noexcept
 {
     auto& s = get_state();

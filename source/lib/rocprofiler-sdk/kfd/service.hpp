@@ -38,6 +38,11 @@ void drain_now() noexcept;
 // starts never ended, log a warning if anything was lost.
 void shutdown(std::chrono::milliseconds bound) noexcept;
 
+// fork() safety: hold / release the service's locks (control, then the reader's drain lock)
+// around fork, so that a child never inherits one held by another thread.
+void lock_for_fork() noexcept;
+void unlock_after_fork() noexcept;
+
 // In a forked child: close the inherited SMI fds without touching the parent's clients.
 void forget_after_fork() noexcept;
 
