@@ -55,17 +55,18 @@ struct record_buffer
     std::condition_variable                   delivered_cv;
     std::vector<std::byte>                    pending; // records waiting for delivery
     std::vector<std::byte>                    spare;   // storage reused for the next batch
-    size_t   pending_bytes    = 0;                     // record bytes (without entry headers)
-    uint64_t pending_count    = 0;
-    uint64_t emplaced         = 0;
-    uint64_t delivered        = 0; // records taken out and handed over
-    uint64_t drops_unreported = 0;
-    uint64_t drops_reported   = 0; // passed to the callback so far
-    uint64_t dropped          = 0;
-    size_t   peak_bytes       = 0;
-    bool     scheduled        = false;
-    bool     destroyed        = false;
-    bool     closed           = false;
+    size_t            pending_bytes    = 0;            // record bytes (without entry headers)
+    uint64_t          pending_count    = 0;
+    uint64_t          emplaced         = 0;
+    uint64_t          delivered        = 0; // records taken out and handed over
+    uint64_t          drops_unreported = 0;
+    uint64_t          drops_reported   = 0; // passed to the callback so far
+    uint64_t          dropped          = 0;
+    size_t            peak_bytes       = 0;
+    bool              scheduled        = false;
+    std::atomic<bool> in_callback{false}; // the tool's callback is running now
+    bool              destroyed = false;
+    bool              closed    = false;
 };
 
 std::array<std::atomic<record_buffer*>, max_buffers>&
@@ -247,12 +248,24 @@ request_pending_deliveries() noexcept
 
 namespace
 {
-thread_local int delivery_depth = 0;
+thread_local int      delivery_depth    = 0;
+thread_local uint64_t delivering_buffer = 0; // buffer whose callback this thread runs
 
 struct delivery_scope
 {
-    delivery_scope() { ++delivery_depth; }
-    ~delivery_scope() { --delivery_depth; }
+    explicit delivery_scope(uint64_t id) : previous{delivering_buffer}
+    {
+        ++delivery_depth;
+        delivering_buffer = id;
+    }
+    ~delivery_scope()
+    {
+        --delivery_depth;
+        delivering_buffer = previous;
+    }
+    delivery_scope(const delivery_scope&)            = delete;
+    delivery_scope& operator=(const delivery_scope&) = delete;
+    uint64_t        previous;
 };
 } // namespace
 
@@ -267,7 +280,7 @@ deliver(uint64_t buffer_id) noexcept
 {
     auto* b = find(buffer_id);
     if(b == nullptr || inside_delivery()) return; // never nested: it would deadlock
-    delivery_scope              scope;
+    delivery_scope              scope{buffer_id};
     std::lock_guard<std::mutex> one_at_a_time{b->delivering};
 
     std::vector<std::byte> batch;
@@ -309,11 +322,14 @@ deliver(uint64_t buffer_id) noexcept
             }
             for(auto& h : headers)
                 pointers.push_back(&h);
+            b->in_callback.store(true);
             b->callback(rocprofiler_context_id_t{b->context_id}, rocprofiler_buffer_id_t{b->id},
                         pointers.data(), pointers.size(), b->data, drops);
+            b->in_callback.store(false);
         }
         catch(...)
         {
+            b->in_callback.store(false);
             if(!b->warned_throw)
                 ROCP_WARNING << "buffer " << b->id
                              << ": the tool's callback threw an exception; the records it was "
@@ -336,7 +352,9 @@ flush(uint64_t buffer_id, std::chrono::milliseconds timeout)
 {
     auto* b = find(buffer_id);
     if(b == nullptr) return ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND;
-    if(callback_thread::is_current(b->thread_id.load()))
+    // From inside a callback: on the buffer's own callback thread, or this buffer's own
+    // callback running inline, a wait would wait for itself.
+    if(callback_thread::is_current(b->thread_id.load()) || delivering_buffer == buffer_id)
         return ROCPROFILER_STATUS_ERROR_BUFFER_BUSY;
 
     uint64_t target       = 0;
@@ -350,7 +368,12 @@ flush(uint64_t buffer_id, std::chrono::milliseconds timeout)
     }
     // No running callback thread (never started, failed, or stopped at exit): deliver here.
     // flush is never called by the producer, so callbacks still never run on its thread.
-    if(!request_delivery(b)) deliver(buffer_id);
+    if(!request_delivery(b))
+    {
+        // Inline delivery from inside another callback cannot nest: report busy, not hang.
+        if(inside_delivery()) return ROCPROFILER_STATUS_ERROR_BUFFER_BUSY;
+        deliver(buffer_id);
+    }
 
     auto                         deadline = (timeout == std::chrono::milliseconds::max())
                                                 ? std::chrono::steady_clock::time_point::max()
@@ -368,7 +391,11 @@ flush(uint64_t buffer_id, std::chrono::milliseconds timeout)
         if(!b->scheduled)
         {
             lock.unlock();
-            if(!request_delivery(b)) deliver(buffer_id);
+            if(!request_delivery(b))
+            {
+                if(inside_delivery()) return ROCPROFILER_STATUS_ERROR_BUFFER_BUSY;
+                deliver(buffer_id);
+            }
             lock.lock();
         }
     }
@@ -398,14 +425,27 @@ destroy(uint64_t buffer_id)
     return ROCPROFILER_STATUS_SUCCESS;
 }
 
-void
+uint64_t
 close(uint64_t buffer_id) noexcept
 {
     auto* b = find(buffer_id);
-    if(b == nullptr) return;
+    if(b == nullptr) return 0;
     std::lock_guard<std::mutex> lock{b->mutex};
-    b->closed = true;
+    b->closed          = true;
+    uint64_t abandoned = b->pending_count; // never delivered: counted, not lost silently
+    b->dropped += abandoned;
+    b->pending.clear();
+    b->pending_bytes = 0;
+    b->pending_count = 0;
     b->delivered_cv.notify_all();
+    return abandoned;
+}
+
+bool
+callback_running_elsewhere(uint64_t buffer_id) noexcept
+{
+    auto* b = find(buffer_id);
+    return b != nullptr && b->in_callback.load() && delivering_buffer != buffer_id;
 }
 
 bool

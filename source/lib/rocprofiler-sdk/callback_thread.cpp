@@ -215,12 +215,15 @@ stop_all(std::chrono::milliseconds timeout) noexcept
         std::unique_lock<std::mutex> lock{w->mutex};
         w->stopping = true;
         w->wake.notify_all();
-        bool done = w->idle.wait_until(lock, deadline, [w] { return !w->running; });
+        // exit() called from a callback on this very worker: it cannot wait for itself (nor
+        // join itself); check that before waiting, so such an exit does not stall.
+        bool self = w->running && w->os_id == std::this_thread::get_id();
+        bool done = self || w->idle.wait_until(lock, deadline, [w] { return !w->running; });
         auto thr  = std::move(w->thread);
         lock.unlock();
         if(!thr) continue;
-        if(thr->get_id() == std::this_thread::get_id())
-            thr->detach(); // exit() called from a callback: this thread cannot join itself
+        if(self || thr->get_id() == std::this_thread::get_id())
+            thr->detach();
         else if(done)
             thr->join();
         else

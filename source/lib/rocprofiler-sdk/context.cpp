@@ -84,6 +84,8 @@ start(uint64_t context_id)
         std::lock_guard<std::mutex> lock{state_mutex()};
         auto*                       ctx = find(context_id);
         if(ctx == nullptr) return ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
+        if(registration::is_client_finalized(ctx->client))
+            return ROCPROFILER_STATUS_ERROR_FINALIZED;
         if(ctx->active.load()) return ROCPROFILER_STATUS_SUCCESS;
         ctx->active.store(true);
         ctx->ever_started = true;

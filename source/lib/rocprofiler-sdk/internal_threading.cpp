@@ -22,6 +22,7 @@ struct notifier
     rocprofiler_internal_thread_library_cb_t postcreate;
     int                                      libs;
     void*                                    data;
+    uint32_t                                 client; // a finalized tool is not called
 };
 
 // Registered only while tools initialize; read when threads start. Bounded by the number of
@@ -50,7 +51,8 @@ notify(bool before) noexcept
     }
     for(const auto& n : copy)
     {
-        if((n.libs & ROCPROFILER_LIBRARY) == 0) continue;
+        if((n.libs & ROCPROFILER_LIBRARY) == 0 || registration::is_client_finalized(n.client))
+            continue;
         auto fn = before ? n.precreate : n.postcreate;
         if(fn == nullptr) continue;
         try
@@ -155,7 +157,8 @@ extern "C"
                 registration::pin_library_of(reinterpret_cast<const void*>(precreate));
                 registration::pin_library_of(reinterpret_cast<const void*>(postcreate));
                 std::lock_guard<std::mutex> lock{internal_threading::notifier_mutex()};
-                internal_threading::notifiers().push_back({precreate, postcreate, libs, data});
+                internal_threading::notifiers().push_back(
+                    {precreate, postcreate, libs, data, registration::configuring_client()});
                 return ROCPROFILER_STATUS_SUCCESS;
             });
     }

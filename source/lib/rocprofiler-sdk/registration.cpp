@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -45,6 +46,21 @@ std::atomic<int>      current{static_cast<int>(phase::uninitialized)};
 std::atomic<uint32_t> configuring{UINT32_MAX};
 std::atomic<bool>     forked_child{false};
 std::atomic<bool>     deferred_finalizations{false};
+
+// Finalized flag per client id, readable from any thread without a lock.
+constexpr size_t max_clients = 256;
+std::array<std::atomic<bool>, max_clients + 1>&
+finalized_clients()
+{
+    static auto* flags = new std::array<std::atomic<bool>, max_clients + 1>{};
+    return *flags;
+}
+
+void
+mark_finalized(uint32_t id)
+{
+    if(id <= max_clients) finalized_clients()[id].store(true);
+}
 
 std::recursive_mutex&
 life_mutex()
@@ -258,6 +274,7 @@ initialize_tool(client& c)
         context::stop_all(c.id);
         c.active = false;
         c.finalized.store(true);
+        mark_finalized(c.id);
         for(size_t i = 1; i <= buffer::count(); ++i)
             if(auto* ctx = context::find(buffer::owner_context(i)); ctx && ctx->client == c.id)
                 buffer::close(i); // a withdrawn tool is never called back
@@ -274,22 +291,36 @@ finalize_timeout()
     return std::chrono::milliseconds{ms};
 }
 
-// Delivers what the client's buffers hold, then calls its finalize once. Records in flight
-// for a slow callback are waited for, up to a bound, so exit never hangs. `at_exit`: the
-// event sources were already drained by the caller.
+using deadline_t = std::chrono::steady_clock::time_point;
+
+std::chrono::milliseconds
+remaining(deadline_t deadline)
+{
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    return left.count() > 0 ? left : std::chrono::milliseconds{0};
+}
+
+// Delivers what the client's buffers hold, then calls its finalize once. Slow callbacks are
+// waited for until `deadline` (one deadline for every buffer of every tool at exit). A tool
+// whose callback is still running on another thread then is not finalized: its finalize
+// would run concurrently with its own callback (a tool freeing its state in finalize would
+// pull it from under that callback). Records never delivered are counted as dropped.
+// `at_exit`: the event sources were already drained by the caller.
 void
-finish_client(client& c, bool at_exit)
+finish_client(client& c, bool at_exit, deadline_t deadline)
 {
     if(c.finalized.exchange(true)) return;
+    mark_finalized(c.id);
     // Events the kernel queued before this point still belong to the tool's contexts.
     if(!at_exit) kfd::service::drain_now();
     context::stop_all(c.id);
-    auto timeout = finalize_timeout();
+    bool callback_stuck = false;
     for(size_t i = 1; i <= buffer::count(); ++i)
     {
         auto* ctx = context::find(buffer::owner_context(i));
         if(ctx == nullptr || ctx->client != c.id) continue;
-        auto status = buffer::flush(i, timeout);
+        auto status = buffer::flush(i, remaining(deadline));
         // On this buffer's own callback thread (a finalization deferred from a callback):
         // nothing is being delivered now, so deliver here.
         // (Inside a callback, e.g. exit() called from one, nothing more can be delivered.)
@@ -302,9 +333,23 @@ finish_client(client& c, bool at_exit)
                 buffer::deliver(i);
         }
         if(status == ROCPROFILER_STATUS_ERROR)
-            ROCP_WARNING << "buffer " << i << " was not delivered within " << timeout.count()
-                         << " ms at finalization; the rest of its records are dropped";
-        buffer::close(i); // no callback for this tool after its finalize
+            ROCP_WARNING << "buffer " << i << " was not delivered by the finalization deadline ("
+                         << finalize_timeout().count()
+                         << " ms); the rest of its records are dropped";
+        if(auto abandoned = buffer::close(i); abandoned > 0) // no callback after finalize
+        {
+            kfd::service::count_abandoned_records(abandoned);
+            ROCP_WARNING << "buffer " << i << ": " << abandoned
+                         << " records never delivered, counted in records_dropped";
+        }
+        callback_stuck = callback_stuck || buffer::callback_running_elsewhere(i);
+    }
+    if(callback_stuck)
+    {
+        ROCP_WARNING << "tool " << (c.client_id->name ? c.client_id->name : c.source)
+                     << ": a callback is still running at the finalization deadline; its "
+                        "finalize is not called (it would run concurrently with that callback)";
+        return;
     }
     if(c.active && c.finalize != nullptr)
     {
@@ -336,7 +381,8 @@ run_deferred_finalizations()
     try
     {
         for(auto* c : clients())
-            if(c->finalize_requested.exchange(false)) finish_client(*c, false);
+            if(c->finalize_requested.exchange(false))
+                finish_client(*c, false, std::chrono::steady_clock::now() + finalize_timeout());
     }
     catch(...)
     {
@@ -362,7 +408,7 @@ finalize_client(rocprofiler_client_id_t id)
             return;
         }
         std::lock_guard<std::recursive_mutex> lock{life_mutex()};
-        finish_client(*target, false);
+        finish_client(*target, false, std::chrono::steady_clock::now() + finalize_timeout());
     }
     catch(...)
     {
@@ -450,14 +496,22 @@ check_configuration_open() noexcept
     switch(current_phase())
     {
     case phase::initializing:
-        return configuring.load() != UINT32_MAX ? ROCPROFILER_STATUS_SUCCESS
-                                                : ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
+        if(configuring.load() == UINT32_MAX) return ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
+        // A tool that called its finalize function from initialize configures nothing more.
+        return is_client_finalized(configuring.load()) ? ROCPROFILER_STATUS_ERROR_FINALIZED
+                                                       : ROCPROFILER_STATUS_SUCCESS;
     case phase::finalizing:
     case phase::finalized:
         return ROCPROFILER_STATUS_ERROR_FINALIZED;
     default:
         return ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
     }
+}
+
+bool
+is_client_finalized(uint32_t client_id) noexcept
+{
+    return client_id <= max_clients && finalized_clients()[client_id].load();
 }
 
 bool
@@ -544,12 +598,15 @@ finalize() noexcept
             return;
         }
         set_phase(phase::finalizing);
+        // One deadline for the whole exit (ROCPROFILER_FINALIZE_TIMEOUT_MS), however many
+        // tools and buffers: exit never takes much longer than that.
+        auto deadline = std::chrono::steady_clock::now() + finalize_timeout();
         // 1. Drain the event sources while contexts are still active.
-        kfd::service::shutdown(finalize_timeout());
+        kfd::service::shutdown(remaining(deadline));
         // 2. Per tool: stop contexts, deliver buffers, call finalize.
         for(auto* c : clients())
-            finish_client(*c, true);
-        callback_thread::stop_all(std::chrono::milliseconds{2000});
+            finish_client(*c, true, deadline);
+        callback_thread::stop_all(remaining(deadline));
         set_phase(phase::finalized);
     }
     catch(...)

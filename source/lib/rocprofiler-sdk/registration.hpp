@@ -28,6 +28,10 @@ rocprofiler_status_t check_configuration_open() noexcept;
 
 bool is_finalized_or_finalizing() noexcept;
 
+// True once the tool with this client id was finalized (or withdrawn): its later
+// configuration and start calls return ROCPROFILER_STATUS_ERROR_FINALIZED.
+bool is_client_finalized(uint32_t client_id) noexcept;
+
 // Client id of the tool being configured/initialized right now (UINT32_MAX if none).
 uint32_t configuring_client() noexcept;
 

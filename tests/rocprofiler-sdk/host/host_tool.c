@@ -82,16 +82,18 @@ tool_init(rocprofiler_client_finalize_t fini, void* data)
 {
     (void)data;
     rocprofiler_at_internal_thread_create(precreate, NULL, ROCPROFILER_LIBRARY, NULL);
+    rocprofiler_create_context(&ctx);
     if(is_mode("finalize-in-init"))
     {
+        /* the context exists; the tool then finalizes itself and tries to go on */
         fini(*my_id);
-        int s1 = (int)rocprofiler_create_context(&ctx);
-        say("after own finalize: create_context=%d", s1);
+        rocprofiler_context_id_t another = {0};
+        say("after own finalize: create_context=%d", (int)rocprofiler_create_context(&another));
     }
-    else
-        rocprofiler_create_context(&ctx);
-    int s2 = (int)rocprofiler_create_buffer(ctx, 65536, 32768, ROCPROFILER_BUFFER_POLICY_LOSSLESS,
-                                            on_records, NULL, &buf);
+    /* exit-in-callback: a watermark of one byte delivers at once, while main still runs */
+    size_t watermark = is_mode("exit-in-callback") ? 1 : 32768;
+    int    s2        = (int)rocprofiler_create_buffer(
+                  ctx, 65536, watermark, ROCPROFILER_BUFFER_POLICY_LOSSLESS, on_records, NULL, &buf);
     int s3 = (int)rocprofiler_configure_buffer_tracing_service(
         ctx, ROCPROFILER_BUFFER_TRACING_PAGE_MIGRATION, NULL, 0, buf);
     int s4 = (int)rocprofiler_start_context(ctx);

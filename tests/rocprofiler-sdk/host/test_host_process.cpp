@@ -39,6 +39,7 @@ const std::string fd_reuse    = ROCP_TEST_HOST_FD_REUSE;
 const std::string dlclose_it  = ROCP_TEST_HOST_DLCLOSE;
 const std::string glog_app    = ROCP_TEST_HOST_GLOG;
 const std::string fork_app    = ROCP_TEST_HOST_FORK;
+const std::string wait_app    = ROCP_TEST_HOST_WAIT;
 
 using env_list = std::vector<std::pair<std::string, std::string>>;
 
@@ -173,11 +174,14 @@ TEST(host_process, callbacks_that_call_back_precreate_reads_stats_and_restarts_i
     EXPECT_TRUE(contains(r.output, "host-tool: finalize records=50")) << r.output;
 }
 
-// 8. exit() from inside a callback: the exit status is the program's, finalize runs once.
+// 8. exit() from inside a callback (main is still running, waiting): the exit status is the
+// callback's, the tool's finalize runs once.
 TEST(host_process, exit_from_a_callback_keeps_exit_status_and_finalize)
 {
     scratch_dir dir;
-    auto r = run_traced(dir, {app_plain}, fault_log(50), {{"HOST_TOOL_MODE", "exit-in-callback"}});
+    auto        r =
+        run_traced(dir, {wait_app}, fault_log(50),
+                   {{"HOST_TOOL_MODE", "exit-in-callback"}, {"KFD_EMULATOR_EXIT_TIMEOUT_MS", "0"}});
     EXPECT_EQ(r.exit_code, 42) << r.output;
     EXPECT_EQ(lines_starting_with(r.output, "host-tool: finalize").size(), 1u) << r.output;
 }

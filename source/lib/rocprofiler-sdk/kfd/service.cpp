@@ -64,6 +64,7 @@ struct state
     bool                         all_processes   = false;
     bool                         privileged      = false; // CAP_SYS_ADMIN: may get others' events
     reader_config                config;
+    std::atomic<uint64_t>        abandoned_records{0}; // see count_abandoned_records
 };
 
 state&
@@ -532,6 +533,12 @@ shutdown(std::chrono::milliseconds bound) noexcept
 }
 
 void
+count_abandoned_records(uint64_t count) noexcept
+{
+    get_state().abandoned_records.fetch_add(count);
+}
+
+void
 lock_for_fork() noexcept
 {
     auto& s = get_state();
@@ -610,6 +617,7 @@ sum_loss_stats(state& s, uint64_t gpu_id, rocprofiler_kfd_loss_stats_t* stats) n
         out.fields_out_of_range += c.fields_out_of_range.load();
     }
     if(!found) return ROCPROFILER_STATUS_ERROR_AGENT_NOT_FOUND;
+    if(gpu_id == ROCPROFILER_KFD_ALL_GPUS) out.records_dropped += s.abandoned_records.load();
     out.size   = sizeof(out);
     out.gpu_id = gpu_id;
     auto n     = std::min<size_t>(stats->size, sizeof(out));

@@ -46,5 +46,9 @@ void unlock_after_fork() noexcept;
 // In a forked child: close the inherited SMI fds without touching the parent's clients.
 void forget_after_fork() noexcept;
 
+// Records that reached a buffer but were never delivered (abandoned at finalization):
+// counted in the all-GPU total of records_dropped (no GPU is known for them).
+void count_abandoned_records(uint64_t count) noexcept;
+
 rocprofiler_status_t get_loss_stats(uint64_t gpu_id, rocprofiler_kfd_loss_stats_t* stats) noexcept;
 } // namespace rocprofiler::kfd::service
