@@ -3,6 +3,7 @@
 #include "rocprofiler-sdk/api_guard.hpp"
 #include "rocprofiler-sdk/callback_thread.hpp"
 #include "rocprofiler-sdk/context.hpp"
+#include "rocprofiler-sdk/enum_arg.hpp"
 #include "rocprofiler-sdk/env.hpp"
 #include "rocprofiler-sdk/registration.hpp"
 
@@ -56,6 +57,7 @@ struct record_buffer
     std::vector<std::byte>                    pending; // records waiting for delivery
     std::vector<std::byte>                    spare;   // storage reused for the next batch
     size_t            pending_bytes    = 0;            // record bytes (without entry headers)
+    size_t            held_bytes       = 0;            // the same with entry headers
     uint64_t          pending_count    = 0;
     uint64_t          emplaced         = 0;
     uint64_t          delivered        = 0; // records taken out and handed over
@@ -85,13 +87,11 @@ find(uint64_t buffer_id) noexcept
     return table()[buffer_id - 1].load(std::memory_order_acquire);
 }
 
-// ROCPROFILER_BUFFER_LOSSLESS_CAP_BYTES, read once (a bad value is reported once); 0: unset.
+// ROCPROFILER_BUFFER_LOSSLESS_CAP_BYTES (read at each buffer's creation); 0: unset.
 uint64_t
 lossless_cap_setting()
 {
-    static const uint64_t value =
-        env::number("ROCPROFILER_BUFFER_LOSSLESS_CAP_BYTES", 1, UINT64_MAX, 0);
-    return value;
+    return env::number("ROCPROFILER_BUFFER_LOSSLESS_CAP_BYTES", 1, UINT64_MAX, 0);
 }
 
 size_t
@@ -124,13 +124,15 @@ request_delivery(record_buffer* b)
 } // namespace
 
 rocprofiler_status_t
-create(uint64_t context_id, size_t size, size_t watermark, rocprofiler_buffer_policy_t policy,
+create(uint64_t context_id, size_t size, size_t watermark, int64_t policy_value,
        rocprofiler_buffer_tracing_cb_t callback, void* callback_data, uint64_t* buffer_id)
 {
     if(buffer_id == nullptr || callback == nullptr || size == 0)
         return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
-    if(policy != ROCPROFILER_BUFFER_POLICY_DISCARD && policy != ROCPROFILER_BUFFER_POLICY_LOSSLESS)
+    if(policy_value != ROCPROFILER_BUFFER_POLICY_DISCARD &&
+       policy_value != ROCPROFILER_BUFFER_POLICY_LOSSLESS)
         return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    auto policy = static_cast<rocprofiler_buffer_policy_t>(policy_value); // valid now
     if(context::find(context_id) == nullptr) return ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
     registration::pin_library_of(reinterpret_cast<const void*>(callback));
 
@@ -195,7 +197,14 @@ emplace(uint64_t buffer_id, uint32_t category, uint32_t kind, const void* record
             ++b->dropped;
             return false;
         }
-        if(b->pending_bytes + size > b->cap)
+        // A LOSSLESS cap counts what the buffer really holds: each record's 16-byte entry
+        // header and padding too (a cap on payload bytes let small records pin far more).
+        // DISCARD keeps its size in record bytes, as the tool asked for.
+        const size_t entry_bytes = sizeof(entry_header) + padded(size);
+        const bool   lossless    = b->policy == ROCPROFILER_BUFFER_POLICY_LOSSLESS;
+        const bool   full =
+            lossless ? b->held_bytes + entry_bytes > b->cap : b->pending_bytes + size > b->cap;
+        if(full)
         {
             ++b->dropped;
             ++b->drops_unreported;
@@ -210,6 +219,7 @@ emplace(uint64_t buffer_id, uint32_t category, uint32_t kind, const void* record
                 *header      = entry_header{category, kind, size};
                 std::memcpy(header + 1, record, size);
                 b->pending_bytes += size;
+                b->held_bytes += entry_bytes;
                 b->pending_count += 1;
                 b->emplaced += 1;
                 b->peak_bytes = std::max(b->peak_bytes, b->pending_bytes);
@@ -223,8 +233,10 @@ emplace(uint64_t buffer_id, uint32_t category, uint32_t kind, const void* record
         }
         // Deliver at the watermark, and also as soon as the next record of this size would
         // not fit (a watermark close to the size must not cause drops).
-        want_delivery = !b->scheduled && (b->pending_bytes >= b->watermark ||
-                                          b->pending_bytes + size > b->cap || !stored);
+        want_delivery =
+            !b->scheduled &&
+            (b->pending_bytes >= b->watermark || full || !stored ||
+             (lossless ? b->held_bytes + entry_bytes > b->cap : b->pending_bytes + size > b->cap));
     }
     if(want_delivery) request_delivery(b);
     return stored;
@@ -296,6 +308,7 @@ deliver(uint64_t buffer_id) noexcept
         drops               = b->drops_unreported;
         b->pending_count    = 0;
         b->pending_bytes    = 0;
+        b->held_bytes       = 0;
         b->drops_unreported = 0;
         call                = !b->closed && (count > 0 || drops > 0);
     }
@@ -436,6 +449,7 @@ close(uint64_t buffer_id) noexcept
     b->dropped += abandoned;
     b->pending.clear();
     b->pending_bytes = 0;
+    b->held_bytes    = 0;
     b->pending_count = 0;
     b->delivered_cv.notify_all();
     return abandoned;
@@ -522,8 +536,8 @@ extern "C"
                             if(auto locked = registration::check_configuration_open();
                                locked != ROCPROFILER_STATUS_SUCCESS)
                                 return locked;
-                            return buffer::create(context.handle, size, watermark, policy, callback,
-                                                  callback_data, &buffer_id->handle);
+                            return buffer::create(context.handle, size, watermark, enum_arg(policy),
+                                                  callback, callback_data, &buffer_id->handle);
                         });
     }
 

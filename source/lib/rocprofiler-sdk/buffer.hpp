@@ -21,8 +21,8 @@ inline constexpr size_t max_buffers = 1024;
 // ROCPROFILER_BUFFER_LOSSLESS_CAP_BYTES sets it (never below size).
 inline constexpr size_t default_lossless_cap = size_t{256} << 20;
 
-rocprofiler_status_t create(uint64_t context_id, size_t size, size_t watermark,
-                            rocprofiler_buffer_policy_t     policy,
+// `policy`: the integer value of a rocprofiler_buffer_policy_t, validated here.
+rocprofiler_status_t create(uint64_t context_id, size_t size, size_t watermark, int64_t policy,
                             rocprofiler_buffer_tracing_cb_t callback, void* callback_data,
                             uint64_t* buffer_id);
 

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cstring>
 
 using rocprofiler::env::is_initial_uid_map;
 using rocprofiler::env::number;
@@ -47,4 +48,49 @@ TEST(user_namespaces, only_the_identity_map_of_every_id_is_the_initial_namespace
     EXPECT_FALSE(is_initial_uid_map("         0     100000      65536\n"));
     EXPECT_FALSE(is_initial_uid_map("0 0 4294967295\n1 2 3\n"));
     EXPECT_FALSE(is_initial_uid_map(""));
+}
+
+// Out-of-range enum arguments from C callers are checked as integers (never loaded as the
+// C++ enum type: an UBSan build reports such loads) and rejected with a status.
+#include <rocprofiler-sdk/rocprofiler.h>
+
+#include "rocprofiler-sdk/buffer.hpp"
+#include "rocprofiler-sdk/context.hpp"
+
+namespace
+{
+template <typename E>
+E
+out_of_range(int value)
+{
+    E e;
+    static_assert(sizeof(e) == sizeof(value), "C enums are int-sized here");
+    std::memcpy(&e, &value, sizeof(e)); // what a C caller passing 614 hands over
+    return e;
+}
+
+void
+no_op(rocprofiler_context_id_t, rocprofiler_buffer_id_t, rocprofiler_record_header_t**, size_t,
+      void*, uint64_t)
+{
+}
+} // namespace
+
+TEST(bad_api_enum_values, are_rejected_as_integers)
+{
+    const char* name = nullptr;
+    EXPECT_EQ(rocprofiler_query_buffer_tracing_kind_name(
+                  out_of_range<rocprofiler_buffer_tracing_kind_t>(614), &name, nullptr),
+              ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND);
+    EXPECT_EQ(
+        rocprofiler_query_buffer_tracing_kind_operation_name(
+            out_of_range<rocprofiler_buffer_tracing_kind_t>(-2147483647 - 1), 1, &name, nullptr),
+        ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND);
+    EXPECT_EQ(rocprofiler_get_status_name(out_of_range<rocprofiler_status_t>(1000)), nullptr);
+    EXPECT_EQ(rocprofiler_get_status_string(out_of_range<rocprofiler_status_t>(-5)), nullptr);
+    uint64_t ctx = 0;
+    ASSERT_EQ(rocprofiler::context::create(1, &ctx), ROCPROFILER_STATUS_SUCCESS);
+    uint64_t id = 0;
+    EXPECT_EQ(rocprofiler::buffer::create(ctx, 4096, 0, 77, no_op, nullptr, &id),
+              ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT);
 }

@@ -52,6 +52,9 @@ handle_chunk(reader_config& config, gpu_stream& stream, const char* data, size_t
                              if(config.on_line) config.on_line(stream, line, now);
                          });
     config.batch_sequence.fetch_add(1, std::memory_order_seq_cst); // even: done
+    // Lines longer than the kernel ever writes are skipped by the splitter: report them.
+    stream.counters.lines_overlong.store(stream.splitter.overlong_lines(),
+                                         std::memory_order_relaxed);
 }
 } // namespace
 

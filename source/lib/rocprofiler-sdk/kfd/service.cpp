@@ -374,7 +374,7 @@ log_losses(state& s)
     if(sum_loss_stats(s, ROCPROFILER_KFD_ALL_GPUS, &t) != ROCPROFILER_STATUS_SUCCESS) return;
     uint64_t lost = t.lines_malformed + t.ends_without_start + t.starts_aged_out +
                     t.starts_never_ended + t.records_dropped + t.kernel_reported_drops +
-                    t.raw_events_dropped;
+                    t.raw_events_dropped + t.lines_overlong;
     if(t.events_other_process > 0 && t.records_emitted == 0)
         ROCP_WARNING << "every one of " << t.events_other_process
                      << " page-migration events was of another process and filtered out; in a "
@@ -387,8 +387,9 @@ log_losses(state& s)
                  << t.records_dropped << " records dropped by full buffers, "
                  << t.ends_without_start << " ends without a start, " << t.starts_aged_out
                  << " starts aged out, " << t.starts_never_ended << " starts never ended, "
-                 << t.lines_malformed << " malformed lines (of " << t.events_received << " events, "
-                 << s.streams.size() << " GPU(s))";
+                 << t.lines_malformed << " malformed lines, " << t.lines_overlong
+                 << " overlong lines (of " << t.events_received << " events, " << s.streams.size()
+                 << " GPU(s))";
 }
 } // namespace
 
