@@ -256,3 +256,15 @@ TEST(host_process, overlong_kernel_lines_are_counted_in_lines_overlong)
         << r.output;
     EXPECT_TRUE(contains(r.output, "1 overlong lines")) << r.output;
 }
+
+// 10. A driver that keeps answering EAGAIN: the ioctl is retried a bounded number of times,
+// then configuration reports NOT_AVAILABLE (36) with one line; the program runs on.
+TEST(host_process, bad_driver_ioctl_always_eagain_is_retried_a_bounded_number_of_times)
+{
+    scratch_dir dir;
+    auto        r = run_traced(dir, {app_plain}, "#@ fault version eagain\n" + fault_log(5), {});
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(contains(r.output, "host-tool: initialize create_buffer=0 configure=36"))
+        << r.output;
+    EXPECT_TRUE(contains(r.output, "cannot read the KFD version")) << r.output;
+}
