@@ -606,7 +606,9 @@ finalize() noexcept
         // 2. Per tool: stop contexts, deliver buffers, call finalize.
         for(auto* c : clients())
             finish_client(*c, true, deadline);
-        callback_thread::stop_all(remaining(deadline));
+        // Idle callback threads need a moment to see the stop even when a stuck callback used
+        // up the deadline: at least 100 ms, so that only truly stuck ones are abandoned.
+        callback_thread::stop_all(std::max(remaining(deadline), std::chrono::milliseconds{100}));
         set_phase(phase::finalized);
     }
     catch(...)

@@ -77,10 +77,7 @@ lose_fds(reader_config& config, const char* which) noexcept
 {
     if(config.fds_lost.exchange(true)) return;
     for(auto* s : config.streams)
-    {
-        s->watching = false;
-        s->splitter.reset();
-    }
+        s->watching = false; // only the flag: the reader thread alone touches its splitter
     ROCP_WARNING << "page-migration tracing stopped: " << which
                  << " was closed or replaced by the program (e.g. close_range at start); the "
                     "SDK no longer uses those fd numbers";

@@ -516,10 +516,11 @@ shutdown(std::chrono::milliseconds bound) noexcept
         bool joined = stop_reader(s, bound);
         for(auto* stream : s.streams)
         {
-            if(joined) stream->pairing.finish(); // the reader no longer touches pairing
-            sync_pairing_counters(*stream);
             stream->watching.store(false);
-            if(!joined) continue; // an abandoned reader may still use its fds: leave them
+            // An abandoned reader may still use its pairing state and fds: leave them.
+            if(!joined) continue;
+            stream->pairing.finish();
+            sync_pairing_counters(*stream);
             device::close_owned(stream->fd, stream->identity);
             stream->fd = -1;
         }
