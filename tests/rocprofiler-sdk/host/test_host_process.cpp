@@ -268,3 +268,36 @@ TEST(host_process, bad_driver_ioctl_always_eagain_is_retried_a_bounded_number_of
         << r.output;
     EXPECT_TRUE(contains(r.output, "cannot read the KFD version")) << r.output;
 }
+
+// 9. User namespaces: CAP_SYS_ADMIN inside a user namespace is not what the kernel's
+// capable() checks, so the kernel sends only this process's own events (named by pids of
+// the initial pid namespace, not getpid()). The SDK must not filter them away. Emulated with
+// events of pid 5555 standing for "our events as the kernel names them".
+TEST(host_process, user_namespace_root_does_not_filter_away_its_own_events)
+{
+    if(access("/usr/bin/unshare", X_OK) != 0) GTEST_SKIP() << "needs unshare(1)";
+    scratch_dir dir;
+    std::string log = "#@ gpu 1ea0 gfx90a\n#@ self 4242\n#@ superuser yes\n";
+    for(int i = 0; i < 20; ++i)
+    {
+        auto ts = std::to_string(1000 + 10 * i);
+        log += "7 " + ts + " -5555 @7fa60" + std::to_string(1000 + i) + "(1ea0) R\n";
+        log += "8 " + ts + "5 -5555 @7fa60" + std::to_string(1000 + i) + "(1ea0) M\n";
+    }
+    write_file(dir.file("events.log"), log);
+    std::vector<std::string> argv = {"/usr/bin/unshare",
+                                     "--user",
+                                     "--map-root-user",
+                                     "/usr/bin/env",
+                                     "LD_PRELOAD=" + emulator + ":" + tool,
+                                     "KFD_EMULATOR_LOG=" + dir.file("events.log"),
+                                     "KFD_EMULATOR_STATS=" + dir.file("stats.json")};
+    if(const char* old = std::getenv("ROCP_HOST_TEST_LIBRARY_PATH"))
+        argv.push_back(std::string{"LD_LIBRARY_PATH="} + old);
+    argv.push_back(app_plain);
+    auto r = run_process(argv, {}, 60, true);
+    if(contains(r.output, "unshare: unshare failed"))
+        GTEST_SKIP() << "user namespaces are not available here: " << r.output;
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(contains(r.output, "host-tool: finalize records=20 emitted=20")) << r.output;
+}
