@@ -119,9 +119,12 @@ TEST(host_process, fd_reuse_after_close_range_leaves_program_files_and_pipes_alo
     for(int i = 0; i < 16; ++i)
         EXPECT_EQ(read_file(dir.file("f" + std::to_string(i))), "file " + std::to_string(i) + "\n")
             << "file f" << i << " was written by someone else";
-    EXPECT_EQ(lines_starting_with(r.output, "rocprofiler-sdk").size(), 1u)
-        << "one warning that tracing stopped:\n"
-        << r.output;
+    // One warning says tracing stopped (a read racing with the program's close_range may
+    // also report the stream's end: that read was refused or empty, never the program's data).
+    size_t stopped = 0;
+    for(const auto& line : lines_starting_with(r.output, "rocprofiler-sdk"))
+        stopped += contains(line, "page-migration tracing stopped") ? 1 : 0;
+    EXPECT_EQ(stopped, 1u) << r.output;
 }
 
 // 4. dlclose: a tool the SDK found loaded is pinned, so its callbacks and finalize still

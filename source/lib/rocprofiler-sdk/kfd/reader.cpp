@@ -184,6 +184,7 @@ run_reader(reader_config& config) noexcept
         }
         if(config.fds_lost) break;
     }
+    config.leaving.store(true);
     // Last drain: events queued before the stop are delivered.
     for(auto* s : config.streams)
         drain_stream(config, *s);

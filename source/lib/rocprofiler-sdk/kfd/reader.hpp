@@ -65,8 +65,10 @@ struct reader_config
     std::atomic<bool> fds_lost{false};
     // Set by the reader as it returns (under drain_mutex, with drain_cv): exit waits for it
     // with a bound, never joins a reader that cannot be woken.
-    bool                     finished = false;
-    const std::atomic<bool>* stop     = nullptr;
+    bool finished = false;
+    // Set by the reader as it leaves its poll loop (stop or lost fds): it is finishing.
+    std::atomic<bool>        leaving{false};
+    const std::atomic<bool>* stop = nullptr;
     // Bytes of one kernel FIFO: a read returning nearly this much means the FIFO was
     // (nearly) full, so the kernel probably dropped events.
     size_t fifo_capacity = 8192;

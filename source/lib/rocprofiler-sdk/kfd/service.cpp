@@ -345,18 +345,24 @@ stop_reader(state& s, std::chrono::milliseconds bound)
     if(!s.reader) return true;
     s.stop.store(true);
     bool woken = wake_reader(s);
-    bool done  = false;
+    // A reader that was woken, or is already leaving its loop on its own (it saw the loss),
+    // finishes soon: wait for it, within the bound. One that cannot be woken is not waited for.
+    bool finishing = woken || s.config.leaving.load();
+    bool done      = false;
     {
         std::unique_lock<std::mutex> lock{s.config.drain_mutex};
-        done = s.config.drain_cv.wait_for(lock, woken ? bound : std::chrono::milliseconds{0},
+        done = s.config.drain_cv.wait_for(lock, finishing ? bound : std::chrono::milliseconds{0},
                                           [&] { return s.config.finished; });
     }
     if(done)
         s.reader->join();
     else
     {
-        ROCP_WARNING << "page-migration reader did not stop "
-                     << (woken ? "in time" : "(it cannot be woken)") << "; abandoning it";
+        // After lost fds the one warning was already given; this is detail.
+        if(s.config.fds_lost)
+            ROCP_INFO << "page-migration reader cannot be woken; abandoning it";
+        else
+            ROCP_WARNING << "page-migration reader did not stop in time; abandoning it";
         s.reader->detach();
     }
     s.reader.reset();
