@@ -99,13 +99,24 @@ typedef struct rocprofiler_kfd_loss_stats_t
     uint64_t size;                  /**< set by the caller to sizeof this struct */
     uint64_t gpu_id;                /**< the GPU these are for; 0 = all GPUs */
     uint64_t events_received;       /**< well-formed events read from the kernel */
-    uint64_t lines_malformed;       /**< lines that could not be parsed (skipped) */
+    uint64_t lines_malformed;       /**< lines skipped unparsed: an empty line, a known event
+                                         id whose text does not match its format, or an
+                                         unknown or invalid event id (overlong lines are in
+                                         lines_overlong) */
     uint64_t events_other_process;  /**< events of other processes, filtered out */
     uint64_t records_emitted;       /**< records written to buffers */
-    uint64_t ends_without_start;    /**< end events whose start was never seen */
-    uint64_t starts_aged_out;       /**< starts evicted by the outstanding-start cap */
+    uint64_t ends_without_start;    /**< ends that produced no record: no outstanding start
+                                         with their key, or that start's timestamp is later
+                                         than the end's (the start then stays outstanding);
+                                         also unmaps with timestamp 0 */
+    uint64_t starts_aged_out;       /**< starts that can no longer produce a record: evicted
+                                         by the outstanding-start cap, replaced by a later
+                                         start with the same key, with timestamp 0, or not
+                                         stored for lack of memory */
     uint64_t starts_never_ended;    /**< starts still outstanding at finalization */
-    uint64_t records_dropped;       /**< records a buffer could not hold */
+    uint64_t records_dropped;       /**< records a buffer could not hold; in the all-GPU
+                                         total also records left undelivered in a buffer
+                                         when its tool was finalized */
     uint64_t kernel_reported_drops; /**< drops the kernel reported (event id 14 counts) */
     uint64_t fifo_saturations;      /**< reads that returned a nearly full kernel FIFO:
                                          events were probably dropped by the kernel */

@@ -3,6 +3,7 @@
 // The agent list and rocprofiler_query_available_agents.
 #include "rocprofiler-sdk/agent.hpp"
 #include "rocprofiler-sdk/api_guard.hpp"
+#include "rocprofiler-sdk/env.hpp"
 #include "rocprofiler-sdk/topology.hpp"
 
 #include <rocprofiler-sdk/agent.h>
@@ -42,7 +43,7 @@ get_agent_list()
 std::string
 topology_root()
 {
-    const char* root = std::getenv(topology_root_env);
+    const char* root = env::get(topology_root_env);
     if(root != nullptr && root[0] != '\0') return root;
     return topology::default_sysfs_root;
 }

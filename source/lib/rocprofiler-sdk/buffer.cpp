@@ -3,6 +3,8 @@
 #include "rocprofiler-sdk/api_guard.hpp"
 #include "rocprofiler-sdk/callback_thread.hpp"
 #include "rocprofiler-sdk/context.hpp"
+#include "rocprofiler-sdk/enum_arg.hpp"
+#include "rocprofiler-sdk/env.hpp"
 #include "rocprofiler-sdk/registration.hpp"
 
 #include <algorithm>
@@ -45,23 +47,28 @@ struct record_buffer
     void*                           data       = nullptr;
     std::atomic<uint64_t>           thread_id{callback_thread::default_thread};
 
-    std::mutex              mutex;
-    std::mutex              delivering; // one delivery at a time, so batches stay in order
-    bool                    warned_throw = false;
-    std::condition_variable delivered_cv;
-    std::vector<std::byte>  pending;              // records waiting for delivery
-    std::vector<std::byte>  spare;                // storage reused for the next batch
-    size_t                  pending_bytes    = 0; // record bytes (without entry headers)
-    uint64_t                pending_count    = 0;
-    uint64_t                emplaced         = 0;
-    uint64_t                delivered        = 0; // records taken out and handed over
-    uint64_t                drops_unreported = 0;
-    uint64_t                drops_reported   = 0; // passed to the callback so far
-    uint64_t                dropped          = 0;
-    size_t                  peak_bytes       = 0;
-    bool                    scheduled        = false;
-    bool                    destroyed        = false;
-    bool                    closed           = false;
+    std::mutex mutex;
+    std::mutex delivering; // one delivery at a time, so batches stay in order
+    // Header arrays handed to the callback, reused across deliveries (under `delivering`).
+    std::vector<rocprofiler_record_header_t>  headers;
+    std::vector<rocprofiler_record_header_t*> pointers;
+    bool                                      warned_throw = false;
+    std::condition_variable                   delivered_cv;
+    std::vector<std::byte>                    pending; // records waiting for delivery
+    std::vector<std::byte>                    spare;   // storage reused for the next batch
+    size_t            pending_bytes    = 0;            // record bytes (without entry headers)
+    size_t            held_bytes       = 0;            // the same with entry headers
+    uint64_t          pending_count    = 0;
+    uint64_t          emplaced         = 0;
+    uint64_t          delivered        = 0; // records taken out and handed over
+    uint64_t          drops_unreported = 0;
+    uint64_t          drops_reported   = 0; // passed to the callback so far
+    uint64_t          dropped          = 0;
+    size_t            peak_bytes       = 0;
+    bool              scheduled        = false;
+    std::atomic<bool> in_callback{false}; // the tool's callback is running now
+    bool              destroyed = false;
+    bool              closed    = false;
 };
 
 std::array<std::atomic<record_buffer*>, max_buffers>&
@@ -80,16 +87,21 @@ find(uint64_t buffer_id) noexcept
     return table()[buffer_id - 1].load(std::memory_order_acquire);
 }
 
+// ROCPROFILER_BUFFER_LOSSLESS_CAP_BYTES (read at each buffer's creation); 0: unset.
+uint64_t
+lossless_cap_setting()
+{
+    return env::number("ROCPROFILER_BUFFER_LOSSLESS_CAP_BYTES", 1, UINT64_MAX, 0);
+}
+
 size_t
 lossless_cap(size_t size)
 {
-    if(const char* env = std::getenv("ROCPROFILER_BUFFER_LOSSLESS_CAP_BYTES"); env && *env)
-    {
-        char* end   = nullptr;
-        auto  value = std::strtoull(env, &end, 10);
-        if(end && *end == '\0' && value > 0) return std::max<size_t>(value, size);
-    }
-    return std::max(size * 4, default_lossless_cap);
+    if(auto setting = lossless_cap_setting(); setting != 0)
+        return static_cast<size_t>(std::max<uint64_t>(setting, size));
+    // 4 x size without overflow: a huge size caps at SIZE_MAX, never at a wrapped value.
+    size_t four_times = size > SIZE_MAX / 4 ? SIZE_MAX : size * 4;
+    return std::max(four_times, default_lossless_cap);
 }
 
 // Asks the buffer's callback thread for a delivery unless one is pending. Called without
@@ -112,14 +124,17 @@ request_delivery(record_buffer* b)
 } // namespace
 
 rocprofiler_status_t
-create(uint64_t context_id, size_t size, size_t watermark, rocprofiler_buffer_policy_t policy,
+create(uint64_t context_id, size_t size, size_t watermark, int64_t policy_value,
        rocprofiler_buffer_tracing_cb_t callback, void* callback_data, uint64_t* buffer_id)
 {
     if(buffer_id == nullptr || callback == nullptr || size == 0)
         return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
-    if(policy != ROCPROFILER_BUFFER_POLICY_DISCARD && policy != ROCPROFILER_BUFFER_POLICY_LOSSLESS)
+    if(policy_value != ROCPROFILER_BUFFER_POLICY_DISCARD &&
+       policy_value != ROCPROFILER_BUFFER_POLICY_LOSSLESS)
         return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    auto policy = static_cast<rocprofiler_buffer_policy_t>(policy_value); // valid now
     if(context::find(context_id) == nullptr) return ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
+    registration::pin_library_of(reinterpret_cast<const void*>(callback));
 
     std::lock_guard<std::mutex> lock{create_mutex};
     auto                        index = buffer_count.load();
@@ -182,7 +197,14 @@ emplace(uint64_t buffer_id, uint32_t category, uint32_t kind, const void* record
             ++b->dropped;
             return false;
         }
-        if(b->pending_bytes + size > b->cap)
+        // A LOSSLESS cap counts what the buffer really holds: each record's 16-byte entry
+        // header and padding too (a cap on payload bytes let small records pin far more).
+        // DISCARD keeps its size in record bytes, as the tool asked for.
+        const size_t entry_bytes = sizeof(entry_header) + padded(size);
+        const bool   lossless    = b->policy == ROCPROFILER_BUFFER_POLICY_LOSSLESS;
+        const bool   full =
+            lossless ? b->held_bytes + entry_bytes > b->cap : b->pending_bytes + size > b->cap;
+        if(full)
         {
             ++b->dropped;
             ++b->drops_unreported;
@@ -197,6 +219,7 @@ emplace(uint64_t buffer_id, uint32_t category, uint32_t kind, const void* record
                 *header      = entry_header{category, kind, size};
                 std::memcpy(header + 1, record, size);
                 b->pending_bytes += size;
+                b->held_bytes += entry_bytes;
                 b->pending_count += 1;
                 b->emplaced += 1;
                 b->peak_bytes = std::max(b->peak_bytes, b->pending_bytes);
@@ -210,8 +233,10 @@ emplace(uint64_t buffer_id, uint32_t category, uint32_t kind, const void* record
         }
         // Deliver at the watermark, and also as soon as the next record of this size would
         // not fit (a watermark close to the size must not cause drops).
-        want_delivery = !b->scheduled && (b->pending_bytes >= b->watermark ||
-                                          b->pending_bytes + size > b->cap || !stored);
+        want_delivery =
+            !b->scheduled &&
+            (b->pending_bytes >= b->watermark || full || !stored ||
+             (lossless ? b->held_bytes + entry_bytes > b->cap : b->pending_bytes + size > b->cap));
     }
     if(want_delivery) request_delivery(b);
     return stored;
@@ -235,12 +260,24 @@ request_pending_deliveries() noexcept
 
 namespace
 {
-thread_local int delivery_depth = 0;
+thread_local int      delivery_depth    = 0;
+thread_local uint64_t delivering_buffer = 0; // buffer whose callback this thread runs
 
 struct delivery_scope
 {
-    delivery_scope() { ++delivery_depth; }
-    ~delivery_scope() { --delivery_depth; }
+    explicit delivery_scope(uint64_t id) : previous{delivering_buffer}
+    {
+        ++delivery_depth;
+        delivering_buffer = id;
+    }
+    ~delivery_scope()
+    {
+        --delivery_depth;
+        delivering_buffer = previous;
+    }
+    delivery_scope(const delivery_scope&)            = delete;
+    delivery_scope& operator=(const delivery_scope&) = delete;
+    uint64_t        previous;
 };
 } // namespace
 
@@ -255,7 +292,7 @@ deliver(uint64_t buffer_id) noexcept
 {
     auto* b = find(buffer_id);
     if(b == nullptr || inside_delivery()) return; // never nested: it would deadlock
-    delivery_scope              scope;
+    delivery_scope              scope{buffer_id};
     std::lock_guard<std::mutex> one_at_a_time{b->delivering};
 
     std::vector<std::byte> batch;
@@ -271,14 +308,15 @@ deliver(uint64_t buffer_id) noexcept
         drops               = b->drops_unreported;
         b->pending_count    = 0;
         b->pending_bytes    = 0;
+        b->held_bytes       = 0;
         b->drops_unreported = 0;
         call                = !b->closed && (count > 0 || drops > 0);
     }
 
     if(call)
     {
-        thread_local std::vector<rocprofiler_record_header_t>  headers;
-        thread_local std::vector<rocprofiler_record_header_t*> pointers;
+        auto& headers  = b->headers;
+        auto& pointers = b->pointers;
         try
         {
             headers.clear();
@@ -297,11 +335,14 @@ deliver(uint64_t buffer_id) noexcept
             }
             for(auto& h : headers)
                 pointers.push_back(&h);
+            b->in_callback.store(true);
             b->callback(rocprofiler_context_id_t{b->context_id}, rocprofiler_buffer_id_t{b->id},
                         pointers.data(), pointers.size(), b->data, drops);
+            b->in_callback.store(false);
         }
         catch(...)
         {
+            b->in_callback.store(false);
             if(!b->warned_throw)
                 ROCP_WARNING << "buffer " << b->id
                              << ": the tool's callback threw an exception; the records it was "
@@ -324,7 +365,9 @@ flush(uint64_t buffer_id, std::chrono::milliseconds timeout)
 {
     auto* b = find(buffer_id);
     if(b == nullptr) return ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND;
-    if(callback_thread::is_current(b->thread_id.load()))
+    // From inside a callback: on the buffer's own callback thread, or this buffer's own
+    // callback running inline, a wait would wait for itself.
+    if(callback_thread::is_current(b->thread_id.load()) || delivering_buffer == buffer_id)
         return ROCPROFILER_STATUS_ERROR_BUFFER_BUSY;
 
     uint64_t target       = 0;
@@ -338,7 +381,12 @@ flush(uint64_t buffer_id, std::chrono::milliseconds timeout)
     }
     // No running callback thread (never started, failed, or stopped at exit): deliver here.
     // flush is never called by the producer, so callbacks still never run on its thread.
-    if(!request_delivery(b)) deliver(buffer_id);
+    if(!request_delivery(b))
+    {
+        // Inline delivery from inside another callback cannot nest: report busy, not hang.
+        if(inside_delivery()) return ROCPROFILER_STATUS_ERROR_BUFFER_BUSY;
+        deliver(buffer_id);
+    }
 
     auto                         deadline = (timeout == std::chrono::milliseconds::max())
                                                 ? std::chrono::steady_clock::time_point::max()
@@ -356,7 +404,11 @@ flush(uint64_t buffer_id, std::chrono::milliseconds timeout)
         if(!b->scheduled)
         {
             lock.unlock();
-            if(!request_delivery(b)) deliver(buffer_id);
+            if(!request_delivery(b))
+            {
+                if(inside_delivery()) return ROCPROFILER_STATUS_ERROR_BUFFER_BUSY;
+                deliver(buffer_id);
+            }
             lock.lock();
         }
     }
@@ -386,14 +438,28 @@ destroy(uint64_t buffer_id)
     return ROCPROFILER_STATUS_SUCCESS;
 }
 
-void
+uint64_t
 close(uint64_t buffer_id) noexcept
 {
     auto* b = find(buffer_id);
-    if(b == nullptr) return;
+    if(b == nullptr) return 0;
     std::lock_guard<std::mutex> lock{b->mutex};
-    b->closed = true;
+    b->closed          = true;
+    uint64_t abandoned = b->pending_count; // never delivered: counted, not lost silently
+    b->dropped += abandoned;
+    b->pending.clear();
+    b->pending_bytes = 0;
+    b->held_bytes    = 0;
+    b->pending_count = 0;
     b->delivered_cv.notify_all();
+    return abandoned;
+}
+
+bool
+callback_running_elsewhere(uint64_t buffer_id) noexcept
+{
+    auto* b = find(buffer_id);
+    return b != nullptr && b->in_callback.load() && delivering_buffer != buffer_id;
 }
 
 bool
@@ -470,8 +536,8 @@ extern "C"
                             if(auto locked = registration::check_configuration_open();
                                locked != ROCPROFILER_STATUS_SUCCESS)
                                 return locked;
-                            return buffer::create(context.handle, size, watermark, policy, callback,
-                                                  callback_data, &buffer_id->handle);
+                            return buffer::create(context.handle, size, watermark, enum_arg(policy),
+                                                  callback, callback_data, &buffer_id->handle);
                         });
     }
 

@@ -21,8 +21,8 @@ inline constexpr size_t max_buffers = 1024;
 // ROCPROFILER_BUFFER_LOSSLESS_CAP_BYTES sets it (never below size).
 inline constexpr size_t default_lossless_cap = size_t{256} << 20;
 
-rocprofiler_status_t create(uint64_t context_id, size_t size, size_t watermark,
-                            rocprofiler_buffer_policy_t     policy,
+// `policy`: the integer value of a rocprofiler_buffer_policy_t, validated here.
+rocprofiler_status_t create(uint64_t context_id, size_t size, size_t watermark, int64_t policy,
                             rocprofiler_buffer_tracing_cb_t callback, void* callback_data,
                             uint64_t* buffer_id);
 
@@ -40,15 +40,22 @@ bool emplace(uint64_t buffer_id, uint32_t category, uint32_t kind, const void* r
 
 // Returns once every record emplaced before the call was delivered, or the timeout passed
 // (then ROCPROFILER_STATUS_ERROR). BUFFER_BUSY when called on the buffer's callback thread
-// (from any callback that thread runs: waiting there would wait for itself).
+// (from any callback that thread runs: waiting there would wait for itself), from the
+// buffer's own callback running inline, or from inside any callback when the delivery
+// would have to run inline on this thread.
 rocprofiler_status_t flush(uint64_t                  buffer_id,
                            std::chrono::milliseconds timeout = std::chrono::milliseconds::max());
 
 // Flushes, then destroys. Records emplaced later are dropped.
 rocprofiler_status_t destroy(uint64_t buffer_id);
 
-// After the owning tool's finalize: no callback will run for this buffer again.
-void close(uint64_t buffer_id) noexcept;
+// Before the owning tool's finalize: no callback will run for this buffer again. Records
+// still pending are discarded and counted as dropped; returns how many.
+uint64_t close(uint64_t buffer_id) noexcept;
+
+// True while the buffer's callback runs on another thread than this one (a callback still
+// stuck at the exit deadline).
+bool callback_running_elsewhere(uint64_t buffer_id) noexcept;
 
 // Asks for the delivery of every buffer holding records (once callback threads started).
 void request_pending_deliveries() noexcept;

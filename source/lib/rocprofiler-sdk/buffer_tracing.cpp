@@ -5,6 +5,7 @@
 #include "rocprofiler-sdk/api_guard.hpp"
 #include "rocprofiler-sdk/buffer.hpp"
 #include "rocprofiler-sdk/context.hpp"
+#include "rocprofiler-sdk/enum_arg.hpp"
 #include "rocprofiler-sdk/kfd/service.hpp"
 #include "rocprofiler-sdk/registration.hpp"
 
@@ -62,8 +63,9 @@ constexpr const char* kfd_event_operation_names[ROCPROFILER_KFD_EVENT_LAST] = {
     "KFD_EVENT_QUEUE_RESTORE_RESCHEDULED",
 };
 
+// Kinds are handled as the integers the caller passed (see enum_arg.hpp).
 bool
-is_kfd_event_kind(rocprofiler_buffer_tracing_kind_t kind)
+is_kfd_event_kind(int64_t kind)
 {
     return kind == ROCPROFILER_BUFFER_TRACING_KFD_EVENT;
 }
@@ -71,7 +73,7 @@ is_kfd_event_kind(rocprofiler_buffer_tracing_kind_t kind)
 // Operation table of a kind: names and count. Kinds this library does not implement have
 // no operation table.
 bool
-operation_table(rocprofiler_buffer_tracing_kind_t kind, const char* const** names, int* count)
+operation_table(int64_t kind, const char* const** names, int* count)
 {
     if(kind == ROCPROFILER_BUFFER_TRACING_PAGE_MIGRATION)
     {
@@ -89,16 +91,15 @@ operation_table(rocprofiler_buffer_tracing_kind_t kind, const char* const** name
 }
 
 bool
-valid_kind(rocprofiler_buffer_tracing_kind_t kind)
+valid_kind(int64_t kind)
 {
     return (kind > ROCPROFILER_BUFFER_TRACING_NONE && kind < ROCPROFILER_BUFFER_TRACING_LAST) ||
            is_kfd_event_kind(kind);
 }
 
 rocprofiler_status_t
-configure(uint64_t context_id, rocprofiler_buffer_tracing_kind_t kind,
-          const rocprofiler_tracing_operation_t* operations, size_t operations_count,
-          uint64_t buffer_id)
+configure(uint64_t context_id, int64_t kind, const rocprofiler_tracing_operation_t* operations,
+          size_t operations_count, uint64_t buffer_id)
 {
     if(auto locked = registration::check_configuration_open(); locked != ROCPROFILER_STATUS_SUCCESS)
         return locked;
@@ -153,17 +154,19 @@ extern "C"
         return api_call(__func__,
                         [&]()
                         {
-                            return buffer_tracing::configure(context_id.handle, kind, operations,
-                                                             operations_count, buffer_id.handle);
+                            return buffer_tracing::configure(context_id.handle, enum_arg(kind),
+                                                             operations, operations_count,
+                                                             buffer_id.handle);
                         });
     }
 
     rocprofiler_status_t
-    rocprofiler_query_buffer_tracing_kind_name(rocprofiler_buffer_tracing_kind_t kind,
+    rocprofiler_query_buffer_tracing_kind_name(rocprofiler_buffer_tracing_kind_t kind_arg,
                                                const char** name, uint64_t* name_len)
     {
         using namespace rocprofiler::buffer_tracing;
         if(name == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+        auto        kind  = rocprofiler::enum_arg(kind_arg);
         const char* found = nullptr;
         if(is_kfd_event_kind(kind))
             found = kfd_event_kind_name;
@@ -176,12 +179,13 @@ extern "C"
     }
 
     rocprofiler_status_t
-    rocprofiler_query_buffer_tracing_kind_operation_name(rocprofiler_buffer_tracing_kind_t kind,
+    rocprofiler_query_buffer_tracing_kind_operation_name(rocprofiler_buffer_tracing_kind_t kind_arg,
                                                          rocprofiler_tracing_operation_t operation,
                                                          const char** name, uint64_t* name_len)
     {
         using namespace rocprofiler::buffer_tracing;
         if(name == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+        auto kind = rocprofiler::enum_arg(kind_arg);
         if(!valid_kind(kind)) return ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND;
         const char* const* names = nullptr;
         int                count = 0;
@@ -209,17 +213,18 @@ extern "C"
     }
 
     rocprofiler_status_t rocprofiler_iterate_buffer_tracing_kind_operations(
-        rocprofiler_buffer_tracing_kind_t              kind,
+        rocprofiler_buffer_tracing_kind_t              kind_arg,
         rocprofiler_buffer_tracing_kind_operation_cb_t callback, void* data)
     {
         using namespace rocprofiler::buffer_tracing;
         if(callback == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+        auto kind = rocprofiler::enum_arg(kind_arg);
         if(!valid_kind(kind)) return ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND;
         const char* const* names = nullptr;
         int                count = 0;
         if(!operation_table(kind, &names, &count)) return ROCPROFILER_STATUS_SUCCESS;
         for(int op = 0; op < count; ++op)
-            if(callback(kind, op, data) != 0) break;
+            if(callback(static_cast<rocprofiler_buffer_tracing_kind_t>(kind), op, data) != 0) break;
         return ROCPROFILER_STATUS_SUCCESS;
     }
 

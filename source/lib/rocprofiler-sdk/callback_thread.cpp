@@ -92,16 +92,31 @@ run(worker* w)
     w->idle.notify_all();
 }
 
+// The thread is created without the worker's lock held: creating it runs the tools'
+// thread notifications, which may call any API (a buffer flush takes this lock).
 void
 start(worker* w)
 {
-    std::lock_guard<std::mutex> lock{w->mutex};
-    if(w->running || w->failed || w->stopping) return;
-    w->thread = internal_threading::start_thread(w->name, [w] { run(w); });
-    if(w->thread)
-        w->running = true;
-    else
-        w->failed = true; // logged once by start_thread; deliveries then happen on flush
+    {
+        std::lock_guard<std::mutex> lock{w->mutex};
+        if(w->running || w->failed || w->stopping) return;
+        w->running = true; // deliveries may be queued already; the thread serves them
+    }
+    auto                 thread = internal_threading::start_thread(w->name, [w] { run(w); });
+    std::deque<uint64_t> orphaned;
+    {
+        std::lock_guard<std::mutex> lock{w->mutex};
+        if(thread)
+        {
+            w->thread = std::move(thread);
+            return;
+        }
+        w->running = false;
+        w->failed  = true; // logged once by start_thread; deliveries then happen on flush
+        orphaned.swap(w->queue);
+    }
+    for(auto buffer_id : orphaned)
+        buffer::deliver(buffer_id); // queued for a thread that never came: not on a producer
 }
 } // namespace
 
@@ -200,12 +215,15 @@ stop_all(std::chrono::milliseconds timeout) noexcept
         std::unique_lock<std::mutex> lock{w->mutex};
         w->stopping = true;
         w->wake.notify_all();
-        bool done = w->idle.wait_until(lock, deadline, [w] { return !w->running; });
+        // exit() called from a callback on this very worker: it cannot wait for itself (nor
+        // join itself); check that before waiting, so such an exit does not stall.
+        bool self = w->running && w->os_id == std::this_thread::get_id();
+        bool done = self || w->idle.wait_until(lock, deadline, [w] { return !w->running; });
         auto thr  = std::move(w->thread);
         lock.unlock();
         if(!thr) continue;
-        if(thr->get_id() == std::this_thread::get_id())
-            thr->detach(); // exit() called from a callback: this thread cannot join itself
+        if(self || thr->get_id() == std::this_thread::get_id())
+            thr->detach();
         else if(done)
             thr->join();
         else

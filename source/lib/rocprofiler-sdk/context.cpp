@@ -79,18 +79,34 @@ start(uint64_t context_id)
     if(registration::in_forked_child())
         return find(context_id) ? ROCPROFILER_STATUS_ERROR_NOT_AVAILABLE
                                 : ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
-    std::lock_guard<std::mutex> lock{state_mutex()};
-    auto*                       ctx = find(context_id);
-    if(ctx == nullptr) return ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
-    if(ctx->active.load()) return ROCPROFILER_STATUS_SUCCESS;
-    ctx->active.store(true);
-    ctx->ever_started = true;
-    if(uses_kfd(*ctx))
+    bool needs_reader = false;
     {
-        auto status = kfd::service::context_started(*ctx);
+        std::lock_guard<std::mutex> lock{state_mutex()};
+        auto*                       ctx = find(context_id);
+        if(ctx == nullptr) return ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND;
+        if(registration::is_client_finalized(ctx->client))
+            return ROCPROFILER_STATUS_ERROR_FINALIZED;
+        if(ctx->active.load()) return ROCPROFILER_STATUS_SUCCESS;
+        ctx->active.store(true);
+        ctx->ever_started = true;
+        if(uses_kfd(*ctx))
+        {
+            auto status = kfd::service::context_started(*ctx);
+            if(status != ROCPROFILER_STATUS_SUCCESS)
+            {
+                ctx->active.store(false);
+                return status;
+            }
+            needs_reader = true;
+        }
+    }
+    // Outside every lock: starting the reader runs the tools' thread notifications.
+    if(needs_reader)
+    {
+        auto status = kfd::service::start_reader_if_needed();
         if(status != ROCPROFILER_STATUS_SUCCESS)
         {
-            ctx->active.store(false);
+            stop(context_id);
             return status;
         }
     }
@@ -134,6 +150,17 @@ stop_all(uint32_t client) noexcept
         {
         }
     }
+}
+void
+lock_for_fork() noexcept
+{
+    state_mutex().lock();
+}
+
+void
+unlock_after_fork() noexcept
+{
+    state_mutex().unlock();
 }
 } // namespace rocprofiler::context
 

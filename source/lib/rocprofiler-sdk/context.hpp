@@ -46,4 +46,8 @@ rocprofiler_status_t stop(uint64_t context_id);
 
 // Stops every context of `client` (every context when client == UINT32_MAX).
 void stop_all(uint32_t client) noexcept;
+
+// fork() safety: hold / release the start/stop lock around fork (taken before the service's).
+void lock_for_fork() noexcept;
+void unlock_after_fork() noexcept;
 } // namespace rocprofiler::context

@@ -7,6 +7,7 @@
 #include <rocprofiler-sdk/internal_threading.h>
 
 #include <pthread.h>
+#include <signal.h>
 
 #include <mutex>
 #include <vector>
@@ -21,6 +22,7 @@ struct notifier
     rocprofiler_internal_thread_library_cb_t postcreate;
     int                                      libs;
     void*                                    data;
+    uint32_t                                 client; // a finalized tool is not called
 };
 
 // Registered only while tools initialize; read when threads start. Bounded by the number of
@@ -49,7 +51,8 @@ notify(bool before) noexcept
     }
     for(const auto& n : copy)
     {
-        if((n.libs & ROCPROFILER_LIBRARY) == 0) continue;
+        if((n.libs & ROCPROFILER_LIBRARY) == 0 || registration::is_client_finalized(n.client))
+            continue;
         auto fn = before ? n.precreate : n.postcreate;
         if(fn == nullptr) continue;
         try
@@ -64,25 +67,65 @@ notify(bool before) noexcept
 }
 } // namespace
 
+namespace
+{
+// Every asynchronous signal, so that the program's signals are never delivered to an SDK
+// thread (a program that blocks SIGTERM in main and sigwait()s for it must get it). The
+// synchronous ones stay open: they are raised by a fault in the thread itself.
+sigset_t
+asynchronous_signals()
+{
+    sigset_t set;
+    sigfillset(&set);
+    for(int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS})
+        sigdelset(&set, sig);
+    return set;
+}
+
+// Blocks them in the creating thread for as long as it starts one thread (which inherits
+// the mask, so the new thread never runs a moment with them open), as glibc's own helper
+// threads are created.
+struct signals_blocked
+{
+    signals_blocked()
+    {
+        auto set = asynchronous_signals();
+        ok       = pthread_sigmask(SIG_BLOCK, &set, &saved) == 0;
+    }
+    ~signals_blocked()
+    {
+        if(ok) pthread_sigmask(SIG_SETMASK, &saved, nullptr);
+    }
+    signals_blocked(const signals_blocked&)            = delete;
+    signals_blocked& operator=(const signals_blocked&) = delete;
+    sigset_t         saved{};
+    bool             ok = false;
+};
+} // namespace
+
 std::unique_ptr<std::thread>
 start_thread(const char* name, std::function<void()> body) noexcept
 {
     try
     {
         notify(true);
-        auto thr = std::make_unique<std::thread>(
-            [name, fn = std::move(body)]()
-            {
-                pthread_setname_np(pthread_self(), name);
-                try
+        std::unique_ptr<std::thread> thr;
+        {
+            signals_blocked blocked;
+            thr = std::make_unique<std::thread>(
+                [name, fn = std::move(body)]()
                 {
-                    fn();
-                }
-                catch(...)
-                {
-                    ROCP_ERROR << "internal thread " << name << " stopped on an exception";
-                }
-            });
+                    pthread_setname_np(pthread_self(), name);
+                    try
+                    {
+                        fn();
+                    }
+                    catch(...)
+                    {
+                        ROCP_ERROR << "internal thread " << name << " stopped on an exception";
+                    }
+                });
+        }
         notify(false);
         return thr;
     }
@@ -111,8 +154,11 @@ extern "C"
                 if(auto locked = registration::check_configuration_open();
                    locked != ROCPROFILER_STATUS_SUCCESS)
                     return locked;
+                registration::pin_library_of(reinterpret_cast<const void*>(precreate));
+                registration::pin_library_of(reinterpret_cast<const void*>(postcreate));
                 std::lock_guard<std::mutex> lock{internal_threading::notifier_mutex()};
-                internal_threading::notifiers().push_back({precreate, postcreate, libs, data});
+                internal_threading::notifiers().push_back(
+                    {precreate, postcreate, libs, data, registration::configuring_client()});
                 return ROCPROFILER_STATUS_SUCCESS;
             });
     }

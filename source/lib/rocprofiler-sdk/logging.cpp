@@ -1,12 +1,13 @@
 // MIT License - see LICENSE.
 #include "rocprofiler-sdk/logging.hpp"
+#include "rocprofiler-sdk/env.hpp"
 
-#include <glog/logging.h>
-#include <glog/raw_logging.h>
-
-#include <cstdlib>
-#include <cstring>
 #include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 namespace rocprofiler::logging
 {
@@ -33,26 +34,57 @@ parse_level(const char* text, int fallback)
 int
 threshold()
 {
-    static const int value = parse_level(std::getenv("ROCPROFILER_LOG_LEVEL"), warning);
+    static const int value = parse_level(env::get("ROCPROFILER_LOG_LEVEL"), warning);
     return value;
 }
+
+namespace
+{
+char
+level_letter(int lvl)
+{
+    return lvl >= error ? 'E' : lvl >= warning ? 'W' : lvl >= info ? 'I' : 'T';
+}
+
+// Writes all of `text` to stderr; a short write is continued, EINTR retried, any other
+// error gives up (a log line is never worth blocking or failing the host).
+void
+write_all(const char* text, size_t size) noexcept
+{
+    while(size > 0)
+    {
+        auto n = ::write(STDERR_FILENO, text, size);
+        if(n < 0 && errno == EINTR) continue;
+        if(n <= 0) return;
+        text += n;
+        size -= static_cast<size_t>(n);
+    }
+}
+} // namespace
 
 line::line(int lvl, const char* file, int line_number)
     : m_level{lvl}, m_file{file}, m_line{line_number}
 {
-    fmt::format_to(std::back_inserter(m_text), "rocprofiler-sdk: ");
+    timespec now{};
+    clock_gettime(CLOCK_REALTIME, &now);
+    tm utc{};
+    gmtime_r(&now.tv_sec, &utc);
+    const char* base = std::strrchr(m_file, '/');
+    fmt::format_to(std::back_inserter(m_text),
+                   "rocprofiler-sdk[{}] {} {:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}Z {}:{}: ",
+                   static_cast<long>(::getpid()), level_letter(lvl), utc.tm_year + 1900,
+                   utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec,
+                   static_cast<long>(now.tv_nsec / 1000), base ? base + 1 : m_file, m_line);
 }
 
 line::~line()
 {
     try
     {
-        auto        text     = fmt::to_string(m_text);
-        auto        severity = (m_level >= error)     ? google::GLOG_ERROR
-                               : (m_level >= warning) ? google::GLOG_WARNING
-                                                      : google::GLOG_INFO;
-        const char* base     = std::strrchr(m_file, '/');
-        google::RawLog__(severity, base ? base + 1 : m_file, m_line, "%s", text.c_str());
+        int saved = errno; // logging never changes what the caller sees in errno
+        m_text.push_back('\n');
+        write_all(m_text.data(), m_text.size());
+        errno = saved;
     }
     catch(...)
     {

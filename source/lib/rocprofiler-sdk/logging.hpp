@@ -1,10 +1,11 @@
 // MIT License - see LICENSE.
 //
-// Logging for the SDK: one line per message on stderr, through glog's raw logger
-// (google::RawLog__: no InitGoogleLogging needed, no "Logging before InitGoogleLogging"
-// banner, no log files). The level is our own, read once from ROCPROFILER_LOG_LEVEL
-// (trace|info|warning|error|none; default warning), so the SDK is quiet by default and never
-// changes the glog settings of a host application that also uses glog. Never FATAL.
+// Logging for the SDK: one line per message, written to stderr with a single write(2):
+//   rocprofiler-sdk[<pid>] W 2026-12-01T08:40:12.345678Z reader.cpp:57: <message>
+// No glog, no iostream: a host program that carries its own glog (static or shared,
+// initialized or not, any stderrthreshold) neither breaks nor silences the SDK. The level is
+// our own, read once from ROCPROFILER_LOG_LEVEL (trace|info|warning|error|none; default
+// warning), so the SDK is quiet by default. Never FATAL.
 #pragma once
 
 #include <fmt/format.h>

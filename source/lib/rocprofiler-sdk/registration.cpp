@@ -4,6 +4,7 @@
 #include "rocprofiler-sdk/buffer.hpp"
 #include "rocprofiler-sdk/callback_thread.hpp"
 #include "rocprofiler-sdk/context.hpp"
+#include "rocprofiler-sdk/env.hpp"
 #include "rocprofiler-sdk/kfd/service.hpp"
 
 #include <rocprofiler-sdk/registration.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -44,6 +46,21 @@ std::atomic<int>      current{static_cast<int>(phase::uninitialized)};
 std::atomic<uint32_t> configuring{UINT32_MAX};
 std::atomic<bool>     forked_child{false};
 std::atomic<bool>     deferred_finalizations{false};
+
+// Finalized flag per client id, readable from any thread without a lock.
+constexpr size_t max_clients = 256;
+std::array<std::atomic<bool>, max_clients + 1>&
+finalized_clients()
+{
+    static auto* flags = new std::array<std::atomic<bool>, max_clients + 1>{};
+    return *flags;
+}
+
+void
+mark_finalized(uint32_t id)
+{
+    if(id <= max_clients) finalized_clients()[id].store(true);
+}
 
 std::recursive_mutex&
 life_mutex()
@@ -110,10 +127,19 @@ split_tool_list(const char* text)
 void
 find_listed_tools(std::vector<candidate>& out)
 {
-    const char* list = std::getenv("ROCP_TOOL_LIBRARIES");
+    if(env::secure_mode())
+    {
+        // As ld.so ignores LD_PRELOAD here: a setuid or file-capability program must not run
+        // code named by its caller's environment.
+        if(std::getenv("ROCP_TOOL_LIBRARIES") != nullptr)
+            ROCP_WARNING << "ROCP_TOOL_LIBRARIES ignored: this program runs in secure-execution "
+                            "mode (setuid or file capabilities); no tool is loaded";
+        return;
+    }
+    const char* list = env::get("ROCP_TOOL_LIBRARIES");
     for(const auto& path : split_tool_list(list))
     {
-        void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+        void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
         if(handle == nullptr)
         {
             const char* why = dlerror();
@@ -155,6 +181,9 @@ find_loaded_tools(std::vector<candidate>& out)
         if(handle == nullptr) continue;
         auto fn =
             reinterpret_cast<rocprofiler_configure_func_t>(dlsym(handle, "rocprofiler_configure"));
+        // The SDK will call this tool until exit: pin it, so that a dlclose by the program
+        // cannot unmap code the SDK still calls.
+        if(fn != nullptr) pin_library_of(reinterpret_cast<const void*>(fn));
         add_candidate(out, fn, name.empty() ? "the application" : name);
         dlclose(handle);
     }
@@ -209,6 +238,7 @@ configure_tool(const candidate& found, uint32_t priority)
         return;
     }
     c->initialize = result->initialize;
+    pin_library_of(reinterpret_cast<const void*>(result->initialize));
     if(result->size >= offsetof(rocprofiler_tool_configure_result_t, tool_data) + sizeof(void*))
     {
         c->finalize  = result->finalize;
@@ -216,6 +246,7 @@ configure_tool(const candidate& found, uint32_t priority)
     }
     else if(result->size >= offsetof(rocprofiler_tool_configure_result_t, finalize) + sizeof(void*))
         c->finalize = result->finalize;
+    pin_library_of(reinterpret_cast<const void*>(c->finalize));
     c->active = true;
 }
 
@@ -243,6 +274,7 @@ initialize_tool(client& c)
         context::stop_all(c.id);
         c.active = false;
         c.finalized.store(true);
+        mark_finalized(c.id);
         for(size_t i = 1; i <= buffer::count(); ++i)
             if(auto* ctx = context::find(buffer::owner_context(i)); ctx && ctx->client == c.id)
                 buffer::close(i); // a withdrawn tool is never called back
@@ -254,33 +286,41 @@ initialize_tool(client& c)
 std::chrono::milliseconds
 finalize_timeout()
 {
-    constexpr uint64_t max_ms = 3600 * 1000;
-    uint64_t           ms     = 10000;
-    if(const char* env = std::getenv("ROCPROFILER_FINALIZE_TIMEOUT_MS"); env && *env)
-    {
-        char* end   = nullptr;
-        auto  value = std::strtoull(env, &end, 10);
-        if(end && *end == '\0') ms = std::min<uint64_t>(value, max_ms);
-    }
+    static const uint64_t ms =
+        env::number("ROCPROFILER_FINALIZE_TIMEOUT_MS", 0, 3600 * 1000, 10000);
     return std::chrono::milliseconds{ms};
 }
 
-// Delivers what the client's buffers hold, then calls its finalize once. Records in flight
-// for a slow callback are waited for, up to a bound, so exit never hangs. `at_exit`: the
-// event sources were already drained by the caller.
+using deadline_t = std::chrono::steady_clock::time_point;
+
+std::chrono::milliseconds
+remaining(deadline_t deadline)
+{
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    return left.count() > 0 ? left : std::chrono::milliseconds{0};
+}
+
+// Delivers what the client's buffers hold, then calls its finalize once. Slow callbacks are
+// waited for until `deadline` (one deadline for every buffer of every tool at exit). A tool
+// whose callback is still running on another thread then is not finalized: its finalize
+// would run concurrently with its own callback (a tool freeing its state in finalize would
+// pull it from under that callback). Records never delivered are counted as dropped.
+// `at_exit`: the event sources were already drained by the caller.
 void
-finish_client(client& c, bool at_exit)
+finish_client(client& c, bool at_exit, deadline_t deadline)
 {
     if(c.finalized.exchange(true)) return;
+    mark_finalized(c.id);
     // Events the kernel queued before this point still belong to the tool's contexts.
     if(!at_exit) kfd::service::drain_now();
     context::stop_all(c.id);
-    auto timeout = finalize_timeout();
+    bool callback_stuck = false;
     for(size_t i = 1; i <= buffer::count(); ++i)
     {
         auto* ctx = context::find(buffer::owner_context(i));
         if(ctx == nullptr || ctx->client != c.id) continue;
-        auto status = buffer::flush(i, timeout);
+        auto status = buffer::flush(i, remaining(deadline));
         // On this buffer's own callback thread (a finalization deferred from a callback):
         // nothing is being delivered now, so deliver here.
         // (Inside a callback, e.g. exit() called from one, nothing more can be delivered.)
@@ -293,9 +333,23 @@ finish_client(client& c, bool at_exit)
                 buffer::deliver(i);
         }
         if(status == ROCPROFILER_STATUS_ERROR)
-            ROCP_WARNING << "buffer " << i << " was not delivered within " << timeout.count()
-                         << " ms at finalization; the rest of its records are dropped";
-        buffer::close(i); // no callback for this tool after its finalize
+            ROCP_WARNING << "buffer " << i << " was not delivered by the finalization deadline ("
+                         << finalize_timeout().count()
+                         << " ms); the rest of its records are dropped";
+        if(auto abandoned = buffer::close(i); abandoned > 0) // no callback after finalize
+        {
+            kfd::service::count_abandoned_records(abandoned);
+            ROCP_WARNING << "buffer " << i << ": " << abandoned
+                         << " records never delivered, counted in records_dropped";
+        }
+        callback_stuck = callback_stuck || buffer::callback_running_elsewhere(i);
+    }
+    if(callback_stuck)
+    {
+        ROCP_WARNING << "tool " << (c.client_id->name ? c.client_id->name : c.source)
+                     << ": a callback is still running at the finalization deadline; its "
+                        "finalize is not called (it would run concurrently with that callback)";
+        return;
     }
     if(c.active && c.finalize != nullptr)
     {
@@ -327,7 +381,8 @@ run_deferred_finalizations()
     try
     {
         for(auto* c : clients())
-            if(c->finalize_requested.exchange(false)) finish_client(*c, false);
+            if(c->finalize_requested.exchange(false))
+                finish_client(*c, false, std::chrono::steady_clock::now() + finalize_timeout());
     }
     catch(...)
     {
@@ -353,36 +408,48 @@ finalize_client(rocprofiler_client_id_t id)
             return;
         }
         std::lock_guard<std::recursive_mutex> lock{life_mutex()};
-        finish_client(*target, false);
+        finish_client(*target, false, std::chrono::steady_clock::now() + finalize_timeout());
     }
     catch(...)
     {
     }
 }
 
-// fork(): the prepare handler holds the buffer and callback-thread locks so that the child
-// gets them in a consistent state; the child handler only sets flags and forgets threads
+// fork(): the prepare handler holds the SDK's locks so that the child gets them in a
+// consistent state; the child handler only sets flags and forgets threads
 // (no system call on the SMI fds: they are CLOEXEC and simply never read in the child; the
 // KFD emulator's own handler runs after ours).
+// Every lock a child can reach through the API is held across fork, in the order the SDK
+// takes them (context start/stop, then the service, then buffers, then callback threads);
+// none of them is ever held while a tool's code runs, so the forking thread never holds one.
 void
 atfork_prepare()
 {
+    context::lock_for_fork();
+    kfd::service::lock_for_fork();
     buffer::lock_all_for_fork();
     callback_thread::lock_all_for_fork();
 }
 
 void
-atfork_parent()
+unlock_after_fork()
 {
     callback_thread::unlock_all_after_fork();
     buffer::unlock_all_after_fork();
+    kfd::service::unlock_after_fork();
+    context::unlock_after_fork();
+}
+
+void
+atfork_parent()
+{
+    unlock_after_fork();
 }
 
 void
 atfork_child()
 {
-    callback_thread::unlock_all_after_fork();
-    buffer::unlock_all_after_fork();
+    unlock_after_fork();
     if(current_phase() == phase::uninitialized) return;
     forked_child.store(true);
     callback_thread::forget_after_fork();
@@ -406,6 +473,17 @@ register_exit_handlers()
 }
 } // namespace
 
+void
+pin_library_of(const void* code) noexcept
+{
+    if(code == nullptr) return;
+    Dl_info info{};
+    if(dladdr(code, &info) == 0 || info.dli_fname == nullptr || info.dli_fname[0] == '\0') return;
+    // RTLD_NOLOAD | RTLD_NODELETE on a loaded object marks it never to be unloaded; the
+    // reference this takes is never released either.
+    if(void* pinned = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE)) (void)pinned;
+}
+
 phase
 current_phase() noexcept
 {
@@ -418,14 +496,22 @@ check_configuration_open() noexcept
     switch(current_phase())
     {
     case phase::initializing:
-        return configuring.load() != UINT32_MAX ? ROCPROFILER_STATUS_SUCCESS
-                                                : ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
+        if(configuring.load() == UINT32_MAX) return ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
+        // A tool that called its finalize function from initialize configures nothing more.
+        return is_client_finalized(configuring.load()) ? ROCPROFILER_STATUS_ERROR_FINALIZED
+                                                       : ROCPROFILER_STATUS_SUCCESS;
     case phase::finalizing:
     case phase::finalized:
         return ROCPROFILER_STATUS_ERROR_FINALIZED;
     default:
         return ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
     }
+}
+
+bool
+is_client_finalized(uint32_t client_id) noexcept
+{
+    return client_id <= max_clients && finalized_clients()[client_id].load();
 }
 
 bool
@@ -512,12 +598,17 @@ finalize() noexcept
             return;
         }
         set_phase(phase::finalizing);
+        // One deadline for the whole exit (ROCPROFILER_FINALIZE_TIMEOUT_MS), however many
+        // tools and buffers: exit never takes much longer than that.
+        auto deadline = std::chrono::steady_clock::now() + finalize_timeout();
         // 1. Drain the event sources while contexts are still active.
-        kfd::service::shutdown();
+        kfd::service::shutdown(remaining(deadline));
         // 2. Per tool: stop contexts, deliver buffers, call finalize.
         for(auto* c : clients())
-            finish_client(*c, true);
-        callback_thread::stop_all(std::chrono::milliseconds{2000});
+            finish_client(*c, true, deadline);
+        // Idle callback threads need a moment to see the stop even when a stuck callback used
+        // up the deadline: at least 100 ms, so that only truly stuck ones are abandoned.
+        callback_thread::stop_all(std::max(remaining(deadline), std::chrono::milliseconds{100}));
         set_phase(phase::finalized);
     }
     catch(...)
@@ -555,11 +646,14 @@ extern "C"
             [&]()
             {
                 if(configure_func == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+                if(registration::in_forked_child()) // no lock the parent may have held
+                    return ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
                 {
                     std::lock_guard<std::recursive_mutex> lock{registration::life_mutex()};
                     if(registration::current_phase() != registration::phase::uninitialized)
                         return ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
                     registration::forced_configures().push_back(configure_func);
+                    registration::pin_library_of(reinterpret_cast<const void*>(configure_func));
                 }
                 registration::initialize();
                 return ROCPROFILER_STATUS_SUCCESS;

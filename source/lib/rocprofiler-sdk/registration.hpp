@@ -28,6 +28,10 @@ rocprofiler_status_t check_configuration_open() noexcept;
 
 bool is_finalized_or_finalizing() noexcept;
 
+// True once the tool with this client id was finalized (or withdrawn): its later
+// configuration and start calls return ROCPROFILER_STATUS_ERROR_FINALIZED.
+bool is_client_finalized(uint32_t client_id) noexcept;
+
 // Client id of the tool being configured/initialized right now (UINT32_MAX if none).
 uint32_t configuring_client() noexcept;
 
@@ -40,6 +44,10 @@ void initialize() noexcept;
 
 // Drains, delivers and finalizes every tool; idempotent. Registered with atexit.
 void finalize() noexcept;
+
+// Pins the shared object holding `code` (a tool's function the SDK will call later) so that
+// a dlclose by the program never unmaps it. The main program and unknown addresses: no-op.
+void pin_library_of(const void* code) noexcept;
 
 // True in a child created by fork() after the SDK initialized in the parent.
 bool in_forked_child() noexcept;

@@ -3,6 +3,7 @@
 // Status names and descriptions, version, clock and thread id: the small C API of
 // rocprofiler.h. Plain tables indexed by the enum value.
 #include "rocprofiler-sdk/api_guard.hpp"
+#include "rocprofiler-sdk/enum_arg.hpp"
 
 #include <rocprofiler-sdk/rocprofiler.h>
 
@@ -69,9 +70,9 @@ static_assert(sizeof(status_table) / sizeof(status_table[0]) == ROCPROFILER_STAT
               "one entry per status");
 
 const status_text*
-find_status(rocprofiler_status_t status)
+find_status(const rocprofiler_status_t& status)
 {
-    auto index = static_cast<int>(status);
+    auto index = rocprofiler::enum_arg(status); // any integer a C caller passed
     if(index < 0 || index >= ROCPROFILER_STATUS_LAST) return nullptr;
     return &status_table[index];
 }

@@ -187,11 +187,11 @@ TEST(registration, early_finalize_runs_once_before_exit)
     auto lines =
         run_lines(app_sdk, {{"ROCP_TOOL_LIBRARIES", tool_a}, {"TEST_TOOL_EARLY_FINALIZE", "a"}});
     // Called from the tool's own initialize: the SDK is still initializing (-1 is not
-    // finalized: 0), and configuration is open only for the tool being initialized.
+    // finalized: 0), and the tool, finalized now, can configure nothing more (20 = FINALIZED).
     auto early = std::find_if(lines.begin(), lines.end(),
                               [](const std::string& l) { return l.rfind("a: finalize", 0) == 0; });
     ASSERT_NE(early, lines.end());
-    EXPECT_EQ(*early, "a: finalize is_finalized=0 create_context=0");
+    EXPECT_EQ(*early, "a: finalize is_finalized=0 create_context=20");
     auto done = std::find(lines.begin(), lines.end(), "app: main done=0");
     EXPECT_LT(early, done);
     size_t finals = 0;

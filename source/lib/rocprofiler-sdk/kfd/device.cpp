@@ -4,27 +4,105 @@
 #include "common/kfd_abi.hpp"
 
 #include <fcntl.h>
+#include <linux/kcmp.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 
 namespace rocprofiler::kfd::device
 {
 namespace
 {
+// EINTR is retried (a signal, bounded by the caller's signals); EAGAIN a few times only: a
+// driver that keeps saying "try again" must not make the SDK spin forever.
+constexpr int max_eagain_retries = 16;
+
 int
 ioctl_retry(int fd, unsigned long request, void* args) noexcept
 {
-    int rc = 0;
-    do
+    int rc     = 0;
+    int eagain = 0;
+    for(int eintr = 0; eintr < 1000; ++eintr)
     {
         rc = ::ioctl(fd, request, args);
-    } while(rc == -1 && (errno == EINTR || errno == EAGAIN));
+        if(rc != -1 || (errno != EINTR && errno != EAGAIN)) return rc;
+        if(errno == EAGAIN && ++eagain > max_eagain_retries) return rc;
+    }
     return rc;
 }
+
+// Lowest number for the private references: high, so that they do not take the low numbers a
+// program expects to get from open().
+int
+reference_floor()
+{
+    rlimit limit{};
+    if(getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return 1000;
+    auto floor = limit.rlim_cur / 4 * 3;
+    return floor > 1000 ? 1000 : static_cast<int>(floor);
+}
+
+std::atomic<bool> kcmp_works{true};
+
+// 1: same open file, 0: not, -1: cannot tell.
+int
+same_file(int a, int b)
+{
+    if(!kcmp_works.load(std::memory_order_relaxed)) return -1;
+    pid_t self = ::getpid();
+    long  rc   = ::syscall(SYS_kcmp, self, self, KCMP_FILE, a, b);
+    if(rc == 0) return 1;
+    if(rc > 0 || errno == EBADF) return 0;
+    kcmp_works.store(false, std::memory_order_relaxed); // ENOSYS, EPERM: inode check only
+    return -1;
+}
 } // namespace
+
+fd_identity
+identify(int fd) noexcept
+{
+    fd_identity id{};
+    struct stat st
+    {
+    };
+    if(fd < 0 || ::fstat(fd, &st) != 0) return id;
+    id.dev       = st.st_dev;
+    id.ino       = st.st_ino;
+    id.known     = true;
+    id.reference = ::fcntl(fd, F_DUPFD_CLOEXEC, reference_floor());
+    return id;
+}
+
+bool
+is_ours(int fd, const fd_identity& id) noexcept
+{
+    if(fd < 0 || !id.known) return false;
+    int         saved = errno;
+    struct stat st
+    {
+    };
+    bool ours = ::fstat(fd, &st) == 0 && st.st_dev == id.dev && st.st_ino == id.ino;
+    if(ours && id.reference >= 0 && same_file(fd, id.reference) == 0) ours = false;
+    errno = saved;
+    return ours;
+}
+
+void
+close_owned(int fd, fd_identity& id) noexcept
+{
+    if(is_ours(fd, id))
+    {
+        ::close(fd);
+        if(id.reference >= 0) ::close(id.reference);
+    }
+    id = fd_identity{}; // a number taken by the program is never touched again
+}
 
 int
 open_kfd() noexcept
@@ -121,9 +199,4 @@ clear_wake(int wake_fd) noexcept
     (void)!::read(wake_fd, &value, sizeof(value));
 }
 
-void
-close_fd(int fd) noexcept
-{
-    if(fd > 0) ::close(fd);
-}
 } // namespace rocprofiler::kfd::device

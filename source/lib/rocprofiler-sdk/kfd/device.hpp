@@ -3,6 +3,14 @@
 // The only code that talks to the amdkfd driver: thin wrappers over the libc calls (open,
 // ioctl, fcntl, write, read, close, eventfd), so that the KFD emulator can stand in for the
 // driver by interposing them. No policy here: callers decide what an error means.
+//
+// fds are owned by identity, not by number: a host program may close them behind the SDK's
+// back (close_range(3, ~0U, 0) at start) and get the same numbers for its own files. Each
+// owned fd keeps its (st_dev, st_ino) and a private duplicate at a high number; is_ours()
+// compares the number's file with that duplicate (kcmp KCMP_FILE: the same open file, not
+// just the same inode: every eventfd and SMI fd shares one anonymous inode, and a second
+// open of /dev/kfd has the same inode). Where kcmp is unavailable (seccomp), the inode check
+// alone is used.
 #pragma once
 
 #include <sys/types.h>
@@ -18,10 +26,27 @@ struct version
     uint32_t minor = 0;
 };
 
+struct fd_identity
+{
+    int   reference = -1; // private duplicate (F_DUPFD_CLOEXEC at a high number), or -1
+    dev_t dev       = 0;
+    ino_t ino       = 0;
+    bool  known     = false;
+};
+
+// Records the identity of `fd`, just opened by the SDK.
+fd_identity identify(int fd) noexcept;
+
+// True when `fd` is still the file identify() saw.
+bool is_ours(int fd, const fd_identity& id) noexcept;
+
+// Closes `fd` and its reference if they are still ours; otherwise touches neither number.
+void close_owned(int fd, fd_identity& id) noexcept;
+
 // open("/dev/kfd", O_RDWR | O_CLOEXEC); -1 with errno on failure.
 int open_kfd() noexcept;
 
-// AMDKFD_IOC_GET_VERSION, retried on EINTR/EAGAIN.
+// AMDKFD_IOC_GET_VERSION, retried on EINTR and a bounded number of times on EAGAIN.
 bool get_version(int kfd_fd, version& out) noexcept;
 
 // AMDKFD_IOC_SMI_EVENTS for one GPU; the new fd is made CLOEXEC and NONBLOCK.
@@ -39,5 +64,4 @@ int  make_wake_fd() noexcept;
 void wake(int wake_fd) noexcept;
 void clear_wake(int wake_fd) noexcept;
 
-void close_fd(int fd) noexcept;
 } // namespace rocprofiler::kfd::device

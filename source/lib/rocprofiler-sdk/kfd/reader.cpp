@@ -10,6 +10,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <new>
 
 namespace rocprofiler::kfd
 {
@@ -65,6 +66,9 @@ handle_chunk(reader_config& config, gpu_stream& stream, const char* data, size_t
     // far may pair with an end read later.
     if(saturated) open_gap(stream, pair_kind_all);
     config.batch_sequence.fetch_add(1, std::memory_order_seq_cst); // even: done
+    // Lines longer than the kernel ever writes are skipped by the splitter: report them.
+    stream.counters.lines_overlong.store(stream.splitter.overlong_lines(),
+                                         std::memory_order_relaxed);
 }
 } // namespace
 
@@ -88,12 +92,32 @@ serve_drain_requests(reader_config& config) noexcept
 }
 
 void
+lose_fds(reader_config& config, const char* which) noexcept
+{
+    if(config.fds_lost.exchange(true)) return;
+    for(auto* s : config.streams)
+        s->watching = false; // only the flag: the reader thread alone touches its splitter
+    ROCP_WARNING << "page-migration tracing stopped: " << which
+                 << " was closed or replaced by the program (e.g. close_range at start); the "
+                    "SDK no longer uses those fd numbers";
+}
+
+void
 drain_stream(reader_config& config, gpu_stream& stream) noexcept
 {
-    thread_local char buffer[read_buffer_size];
+    if(!stream.watching) return;
+    // Never read a number that is no longer ours: it may be the program's pipe now.
+    if(!device::is_ours(stream.fd, stream.identity))
+    {
+        lose_fds(config, "an SMI event fd");
+        return;
+    }
+    if(!config.read_buffer) config.read_buffer.reset(new(std::nothrow) char[read_buffer_size]);
+    char* buffer = config.read_buffer.get();
+    if(buffer == nullptr) return; // out of memory: retried at the next readiness
     while(stream.watching)
     {
-        auto n = device::read_some(stream.fd, buffer, sizeof(buffer));
+        auto n = device::read_some(stream.fd, buffer, read_buffer_size);
         if(n > 0)
         {
             stream.consecutive_errors = 0;
@@ -151,35 +175,45 @@ run_reader(reader_config& config) noexcept
                        << "); stopping";
             break;
         }
-        if(fds[0].revents & POLLNVAL)
+        if(fds[0].revents != 0)
         {
-            ROCP_WARNING << "page-migration reader: its wake-up fd was closed by someone else; "
-                            "polling every 100 ms from now on";
-            config.wake_fd = -1;
-        }
-        else if(fds[0].revents != 0)
+            if((fds[0].revents & POLLNVAL) ||
+               !device::is_ours(config.wake_fd, config.wake_identity))
+            {
+                lose_fds(config, "the reader's wake-up fd");
+                break;
+            }
             device::clear_wake(config.wake_fd);
+        }
         serve_drain_requests(config);
         stopping = config.stop->load();
-        for(size_t i = 1; i < fds.size(); ++i)
+        for(size_t i = 1; i < fds.size() && !config.fds_lost; ++i)
         {
             auto& s  = *polled[i - 1];
             auto  ev = fds[i].revents;
             if(ev == 0) continue;
-            if(ev & POLLIN) drain_stream(config, s);
             if(ev & POLLNVAL)
-                stop_watching(s, "is no longer a valid fd");
+                lose_fds(config, "an SMI event fd");
             else if(ev & (POLLERR | POLLHUP))
             {
-                drain_stream(config, s); // whatever is still queued
-                stop_watching(s, (ev & POLLHUP) ? "was hung up" : "reported an error");
+                drain_stream(config, s); // whatever is still queued (checks the fd is ours)
+                if(!config.fds_lost)
+                    stop_watching(s, (ev & POLLHUP) ? "was hung up" : "reported an error");
             }
+            else if(ev & POLLIN)
+                drain_stream(config, s);
         }
+        if(config.fds_lost) break;
     }
+    config.leaving.store(true);
     // Last drain: events queued before the stop are delivered.
     for(auto* s : config.streams)
         drain_stream(config, *s);
-    config.drains_done.store(config.drain_requests.load());
+    {
+        std::lock_guard<std::mutex> lock{config.drain_mutex};
+        config.drains_done.store(config.drain_requests.load());
+        config.finished = true;
+    }
     config.drain_cv.notify_all();
 }
 } // namespace rocprofiler::kfd

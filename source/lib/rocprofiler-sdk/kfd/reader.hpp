@@ -6,6 +6,7 @@
 // never waits for a tool: the service only copies records into buffers.
 #pragma once
 
+#include "rocprofiler-sdk/kfd/device.hpp"
 #include "rocprofiler-sdk/kfd/pairing.hpp"
 #include "rocprofiler-sdk/kfd/parser.hpp"
 
@@ -13,6 +14,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string_view>
 #include <vector>
@@ -43,17 +45,18 @@ struct stream_counters
 // One GPU's event stream. Only the reader thread touches splitter and pairing.
 struct gpu_stream
 {
-    uint32_t          gpu_id = 0;
-    int               fd     = -1;
-    std::atomic<bool> watching{true}; // written by the reader, read by the service
-    int               consecutive_errors = 0;
+    uint32_t            gpu_id = 0;
+    int                 fd     = -1;
+    device::fd_identity identity;       // fd is used only while it is still this file
+    std::atomic<bool>   watching{true}; // written by the reader, read by the service
+    int                 consecutive_errors = 0;
     // Pair kinds (pair_kind_bits) whose events stopped reaching this stream (a mask without
     // them was written): applied by the reader after its next requested drain, which reads
     // every event queued before that write.
     std::atomic<uint32_t> pending_gap{0};
-    line_splitter     splitter;
-    pairing_engine    pairing;
-    stream_counters   counters;
+    line_splitter         splitter;
+    pairing_engine        pairing;
+    stream_counters       counters;
 };
 
 // Copies the engine's counters into the stream's atomics (reader thread only).
@@ -85,7 +88,16 @@ struct reader_config
 {
     std::vector<gpu_stream*> streams;
     int                      wake_fd = -1;
-    const std::atomic<bool>* stop    = nullptr;
+    device::fd_identity      wake_identity;
+    // Set once any of the SDK's fds was found taken away (closed, or its number reused by
+    // the program): tracing stops, and no number found not ours is used again.
+    std::atomic<bool> fds_lost{false};
+    // Set by the reader as it returns (under drain_mutex, with drain_cv): exit waits for it
+    // with a bound, never joins a reader that cannot be woken.
+    bool finished = false;
+    // Set by the reader as it leaves its poll loop (stop or lost fds): it is finishing.
+    std::atomic<bool>        leaving{false};
+    const std::atomic<bool>* stop = nullptr;
     // Bytes of one kernel FIFO: a read returning nearly this much means the FIFO was
     // (nearly) full, so the kernel probably dropped events.
     size_t fifo_capacity = 8192;
@@ -100,6 +112,9 @@ struct reader_config
     std::atomic<uint64_t>   drains_done{0};
     std::mutex              drain_mutex;
     std::condition_variable drain_cv;
+    // The reader's read buffer, on the heap (a thread_local this size would be static TLS
+    // that every thread of a host program pays for). Allocated at the first read.
+    std::unique_ptr<char[]> read_buffer;
 };
 
 // The thread body. Returns when *stop is set, after one last drain of every fd.
@@ -107,4 +122,8 @@ void run_reader(reader_config& config) noexcept;
 
 // Reads everything queued on one stream now (until EAGAIN).
 void drain_stream(reader_config& config, gpu_stream& stream) noexcept;
+
+// One of the SDK's fds is no longer its own: stops every stream with one warning. The
+// numbers are never read, written or closed again.
+void lose_fds(reader_config& config, const char* which) noexcept;
 } // namespace rocprofiler::kfd

@@ -3,6 +3,7 @@
 #include "rocprofiler-sdk/agent.hpp"
 #include "rocprofiler-sdk/buffer.hpp"
 #include "rocprofiler-sdk/context.hpp"
+#include "rocprofiler-sdk/env.hpp"
 #include "rocprofiler-sdk/internal_threading.hpp"
 #include "rocprofiler-sdk/kfd/device.hpp"
 #include "rocprofiler-sdk/kfd/reader.hpp"
@@ -50,16 +51,20 @@ struct state
     bool                         checked   = false;
     rocprofiler_status_t         available = ROCPROFILER_STATUS_ERROR_NOT_AVAILABLE;
     int                          kfd_fd    = -1;
-    int                          wake_fd   = -1;
+    device::fd_identity          kfd_identity;
+    int                          wake_fd = -1;
     std::vector<gpu_stream*>     streams; // never freed: stats stay readable until exit
     std::unique_ptr<std::thread> reader;
     std::atomic<bool>            stop{false};
-    bool                         shut_down     = false;
-    uint64_t                     mask          = 0;
-    uint32_t                     self_pid      = 0;
-    bool                         all_processes = false;
-    bool                         privileged    = false; // CAP_SYS_ADMIN: may get others' events
+    bool                         shut_down       = false;
+    bool                         reader_prepared = false;
+    bool                         reader_starting = false; // being created, no lock held
+    uint64_t                     mask            = 0;
+    uint32_t                     self_pid        = 0;
+    bool                         all_processes   = false;
+    bool                         privileged      = false; // CAP_SYS_ADMIN: may get others' events
     reader_config                config;
+    std::atomic<uint64_t>        abandoned_records{0}; // see count_abandoned_records
 };
 
 state&
@@ -69,23 +74,12 @@ get_state()
     return *s;
 }
 
-bool
-env_flag(const char* name)
-{
-    const char* v = std::getenv(name);
-    return v != nullptr && (std::strcmp(v, "1") == 0 || strcasecmp(v, "yes") == 0 ||
-                            strcasecmp(v, "true") == 0 || strcasecmp(v, "on") == 0);
-}
-
 // FIFO bytes per client: ROCPROFILER_KFD_FIFO_BYTES, else 1024 before Linux 6.13, 8192 since.
 size_t
 fifo_capacity()
 {
-    if(const char* env = std::getenv("ROCPROFILER_KFD_FIFO_BYTES"); env && *env)
-    {
-        auto v = std::strtoull(env, nullptr, 10);
-        if(v >= 256) return v;
-    }
+    if(auto bytes = env::number("ROCPROFILER_KFD_FIFO_BYTES", 256, uint64_t{1} << 30, 0))
+        return static_cast<size_t>(bytes);
     utsname info{};
     if(uname(&info) == 0)
     {
@@ -140,6 +134,7 @@ open_device(state& s)
         ROCP_WARNING << "page-migration tracing unavailable: " << why_no_device(errno);
         return ROCPROFILER_STATUS_ERROR_NOT_AVAILABLE;
     }
+    s.kfd_identity = device::identify(s.kfd_fd);
     device::version v{};
     if(!device::get_version(s.kfd_fd, v))
     {
@@ -164,9 +159,10 @@ open_device(state& s)
                          << std::strerror(errno) << "); this GPU is not traced";
             continue;
         }
-        auto* stream   = new gpu_stream{};
-        stream->gpu_id = static_cast<uint32_t>(gpu_id);
-        stream->fd     = fd;
+        auto* stream     = new gpu_stream{};
+        stream->gpu_id   = static_cast<uint32_t>(gpu_id);
+        stream->fd       = fd;
+        stream->identity = device::identify(fd);
         s.streams.push_back(stream);
     }
     if(s.streams.empty())
@@ -177,8 +173,8 @@ open_device(state& s)
         return ROCPROFILER_STATUS_ERROR_NOT_AVAILABLE;
     }
     s.self_pid      = static_cast<uint32_t>(getpid());
-    s.privileged    = has_cap_sys_admin();
-    s.all_processes = env_flag("ROCPROFILER_KFD_ALL_PROCESSES");
+    s.privileged    = has_cap_sys_admin() && env::in_initial_user_namespace();
+    s.all_processes = env::flag("ROCPROFILER_KFD_ALL_PROCESSES");
     ROCP_INFO << "KFD " << v.major << "." << v.minor << ": tracing " << s.streams.size()
               << " GPU(s)" << (s.all_processes ? " for every process" : "");
     return ROCPROFILER_STATUS_SUCCESS;
@@ -201,6 +197,8 @@ mask_for(const context::context& ctx)
     return mask;
 }
 
+bool wake_reader(state& s);
+
 // Events of `kinds` no longer reach the streams (their mask bits were just cleared): the
 // reader drains what was queued before the write, then drops the starts of those kinds
 // still outstanding, so that none pairs with an end after the gap (a later start of the
@@ -214,7 +212,7 @@ open_gap_on_streams(state& s, uint32_t kinds)
     for(auto* stream : s.streams)
         stream->pending_gap.fetch_or(kinds);
     auto ticket = s.config.drain_requests.fetch_add(1) + 1;
-    device::wake(s.wake_fd);
+    if(!wake_reader(s)) return; // fds taken away: nothing more is read, so no gap to apply
     std::unique_lock<std::mutex> wait{s.config.drain_mutex};
     s.config.drain_cv.wait_for(wait, std::chrono::seconds{2},
                                [&] { return s.config.drains_done.load() >= ticket; });
@@ -233,9 +231,14 @@ update_mask(state& s)
     if(mask != 0 && s.all_processes) mask |= kfd_abi::event_mask(kfd_abi::event_all_process);
     if(mask == s.mask) return;
     for(auto* stream : s.streams)
-        if(stream->watching && !device::write_mask(stream->fd, mask))
+    {
+        if(!stream->watching || s.config.fds_lost) continue;
+        if(!device::is_ours(stream->fd, stream->identity))
+            lose_fds(s.config, "an SMI event fd"); // never write 8 bytes into a program's file
+        else if(!device::write_mask(stream->fd, mask))
             ROCP_WARNING << "GPU " << stream->gpu_id << ": cannot set the event mask ("
                          << std::strerror(errno) << ")";
+    }
     const uint32_t lost = pair_kinds_of_mask(s.mask) & ~pair_kinds_of_mask(mask);
     s.mask              = mask;
     open_gap_on_streams(s, lost);
@@ -318,10 +321,12 @@ handle_line(gpu_stream& stream, std::string_view line, uint64_t now)
     sync_pairing_counters(stream);
 }
 
+// Prepares the reader's configuration (under `control`); the thread itself is started by
+// start_reader_if_needed() with no lock held.
 rocprofiler_status_t
-start_reader(state& s)
+prepare_reader(state& s)
 {
-    if(s.reader || s.shut_down) return ROCPROFILER_STATUS_SUCCESS;
+    if(s.reader_prepared || s.shut_down) return ROCPROFILER_STATUS_SUCCESS;
     s.wake_fd = device::make_wake_fd();
     if(s.wake_fd < 0)
     {
@@ -330,12 +335,58 @@ start_reader(state& s)
     }
     s.config.streams       = s.streams;
     s.config.wake_fd       = s.wake_fd;
+    s.config.wake_identity = device::identify(s.wake_fd);
     s.config.stop          = &s.stop;
     s.config.fifo_capacity = fifo_capacity();
     s.config.on_line       = handle_line;
-    s.reader = internal_threading::start_thread("rocprof-kfd", [&s] { run_reader(s.config); });
-    if(!s.reader) return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
+    s.reader_prepared      = true;
     return ROCPROFILER_STATUS_SUCCESS;
+}
+
+// Writes to the wake-up fd only while it is ours. False when the reader cannot be woken.
+bool
+wake_reader(state& s)
+{
+    if(s.config.fds_lost || !device::is_ours(s.wake_fd, s.config.wake_identity))
+    {
+        lose_fds(s.config, "the reader's wake-up fd");
+        return false;
+    }
+    device::wake(s.wake_fd);
+    return true;
+}
+
+// Under `control`: stops the reader (it drains every fd once more first) and joins it, but
+// waits at most `bound`, and not at all for a reader that cannot be woken: such a reader
+// is abandoned (detached), never left joinable, so exit cannot hang on it. True if joined.
+bool
+stop_reader(state& s, std::chrono::milliseconds bound)
+{
+    if(!s.reader) return true;
+    s.stop.store(true);
+    bool woken = wake_reader(s);
+    // A reader that was woken, or is already leaving its loop on its own (it saw the loss),
+    // finishes soon: wait for it, within the bound. One that cannot be woken is not waited for.
+    bool finishing = woken || s.config.leaving.load();
+    bool done      = false;
+    {
+        std::unique_lock<std::mutex> lock{s.config.drain_mutex};
+        done = s.config.drain_cv.wait_for(lock, finishing ? bound : std::chrono::milliseconds{0},
+                                          [&] { return s.config.finished; });
+    }
+    if(done)
+        s.reader->join();
+    else
+    {
+        // After lost fds the one warning was already given; this is detail.
+        if(s.config.fds_lost)
+            ROCP_INFO << "page-migration reader cannot be woken; abandoning it";
+        else
+            ROCP_WARNING << "page-migration reader did not stop in time; abandoning it";
+        s.reader->detach();
+    }
+    s.reader.reset();
+    return done;
 }
 
 rocprofiler_status_t sum_loss_stats(state& s, uint64_t gpu_id,
@@ -350,7 +401,7 @@ log_losses(state& s)
     uint64_t lost = t.lines_malformed + t.ends_without_start + t.starts_aged_out +
                     t.starts_never_ended + t.records_dropped + t.kernel_reported_drops +
                     t.raw_events_dropped + t.starts_lost_in_gap + t.starts_timed_out +
-                    t.migrate_trigger_mismatches + t.fields_out_of_range;
+                    t.migrate_trigger_mismatches + t.fields_out_of_range + t.lines_overlong;
     if(t.events_other_process > 0 && t.records_emitted == 0)
         ROCP_WARNING << "every one of " << t.events_other_process
                      << " page-migration events was of another process and filtered out; in a "
@@ -366,9 +417,9 @@ log_losses(state& s)
                  << t.starts_lost_in_gap << " starts dropped at a gap in the stream, "
                  << t.starts_timed_out << " starts timed out, " << t.migrate_trigger_mismatches
                  << " migrations whose end trigger differed, " << t.fields_out_of_range
-                 << " records with an out-of-range trigger, "
-                 << t.lines_malformed << " malformed lines (of " << t.events_received << " events, "
-                 << s.streams.size() << " GPU(s))";
+                 << " records with an out-of-range trigger, " << t.lines_malformed
+                 << " malformed lines, " << t.lines_overlong << " overlong lines (of "
+                 << t.events_received << " events, " << s.streams.size() << " GPU(s))";
 }
 } // namespace
 
@@ -401,9 +452,39 @@ context_started(const context::context&) noexcept
         std::lock_guard<std::mutex> lock{s.control};
         if(s.available != ROCPROFILER_STATUS_SUCCESS) return s.available;
         if(s.shut_down) return ROCPROFILER_STATUS_ERROR_FINALIZED;
-        auto status = start_reader(s);
+        auto status = prepare_reader(s);
         if(status != ROCPROFILER_STATUS_SUCCESS) return status;
         update_mask(s);
+        return ROCPROFILER_STATUS_SUCCESS;
+    }
+    catch(...)
+    {
+        return ROCPROFILER_STATUS_ERROR;
+    }
+}
+
+rocprofiler_status_t
+start_reader_if_needed() noexcept
+{
+    try
+    {
+        auto& s = get_state();
+        {
+            std::lock_guard<std::mutex> lock{s.control};
+            if(!s.reader_prepared || s.reader || s.reader_starting || s.shut_down)
+                return ROCPROFILER_STATUS_SUCCESS;
+            s.reader_starting = true;
+        }
+        // No lock held: the tools' thread notifications may call any API (loss stats,
+        // start/stop), and a start from inside them finds reader_starting set.
+        auto thread =
+            internal_threading::start_thread("rocprof-kfd", [&s] { run_reader(s.config); });
+        std::lock_guard<std::mutex> lock{s.control};
+        s.reader_starting = false;
+        if(!thread) return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
+        s.reader = std::move(thread);
+        // Finalization began meanwhile and could not stop it.
+        if(s.shut_down) stop_reader(s, std::chrono::milliseconds{2000});
         return ROCPROFILER_STATUS_SUCCESS;
     }
     catch(...)
@@ -443,7 +524,7 @@ drain_now() noexcept
         std::lock_guard<std::mutex> lock{s.control};
         if(!s.reader || s.shut_down) return;
         auto ticket = s.config.drain_requests.fetch_add(1) + 1;
-        device::wake(s.wake_fd);
+        if(!wake_reader(s)) return;
         std::unique_lock<std::mutex> wait{s.config.drain_mutex};
         s.config.drain_cv.wait_for(wait, std::chrono::seconds{2},
                                    [&] { return s.config.drains_done.load() >= ticket; });
@@ -454,7 +535,7 @@ drain_now() noexcept
 }
 
 void
-shutdown() noexcept
+shutdown(std::chrono::milliseconds bound) noexcept
 {
     try
     {
@@ -462,29 +543,47 @@ shutdown() noexcept
         std::lock_guard<std::mutex> lock{s.control};
         if(s.shut_down) return;
         s.shut_down = true;
-        if(s.reader)
-        {
-            s.stop.store(true);
-            device::wake(s.wake_fd);
-            s.reader->join(); // the reader drains every fd once more before it returns
-            s.reader.reset();
-        }
+        bool joined = stop_reader(s, bound);
         for(auto* stream : s.streams)
         {
+            stream->watching.store(false);
+            // An abandoned reader may still use its pairing state and fds: leave them.
+            if(!joined) continue;
             stream->pairing.finish();
             sync_pairing_counters(*stream);
-            device::close_fd(stream->fd);
+            device::close_owned(stream->fd, stream->identity);
             stream->fd = -1;
-            stream->watching.store(false);
         }
-        device::close_fd(s.wake_fd);
-        device::close_fd(s.kfd_fd);
+        if(joined) device::close_owned(s.wake_fd, s.config.wake_identity);
+        device::close_owned(s.kfd_fd, s.kfd_identity);
         s.wake_fd = s.kfd_fd = -1;
         log_losses(s);
     }
     catch(...)
     {
     }
+}
+
+void
+count_abandoned_records(uint64_t count) noexcept
+{
+    get_state().abandoned_records.fetch_add(count);
+}
+
+void
+lock_for_fork() noexcept
+{
+    auto& s = get_state();
+    s.control.lock();
+    s.config.drain_mutex.lock();
+}
+
+void
+unlock_after_fork() noexcept
+{
+    auto& s = get_state();
+    s.config.drain_mutex.unlock();
+    s.control.unlock();
 }
 
 void
@@ -550,6 +649,7 @@ sum_loss_stats(state& s, uint64_t gpu_id, rocprofiler_kfd_loss_stats_t* stats) n
         out.fields_out_of_range += c.fields_out_of_range.load();
     }
     if(!found) return ROCPROFILER_STATUS_ERROR_AGENT_NOT_FOUND;
+    if(gpu_id == ROCPROFILER_KFD_ALL_GPUS) out.records_dropped += s.abandoned_records.load();
     out.size   = sizeof(out);
     out.gpu_id = gpu_id;
     auto n     = std::min<size_t>(stats->size, sizeof(out));

@@ -1,0 +1,147 @@
+/* MIT License - see LICENSE.
+ * The tool of the host-process tests: traces page migration into one LOSSLESS buffer and
+ * prints each step on stdout with write(2) ("host-tool: ..."). HOST_TOOL_MODE selects what
+ * else it does, each a way real tools call back into the SDK:
+ *   precreate-calls-api  its rocprofiler_at_internal_thread_create pre-callback reads the loss
+ *                        stats and stops/starts its context ("any time, from any thread")
+ *   finalize-in-init     calls its finalize function from initialize, then tries to go on
+ *   exit-in-callback     calls exit(42) from its first buffer callback
+ *   evil                 prints EVIL-CODE-RAN from configure (tool loading that must not happen)
+ * At finalize it prints the records it received and the SDK's loss counters. */
+#include <rocprofiler-sdk/ext/kfd.h>
+#include <rocprofiler-sdk/registration.h>
+#include <rocprofiler-sdk/rocprofiler.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void say(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#include <stdarg.h>
+static void
+say(const char* fmt, ...)
+{
+    char    line[512];
+    va_list args;
+    va_start(args, fmt);
+    int n = snprintf(line, sizeof(line), "host-tool: ");
+    n += vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, args);
+    va_end(args);
+    if(n > (int)sizeof(line) - 2) n = (int)sizeof(line) - 2;
+    line[n++] = '\n';
+    (void)!write(1, line, (size_t)n);
+}
+
+static const char*              mode = "";
+static rocprofiler_context_id_t ctx  = {0};
+/* precreate-calls-api: a second context, started only after the restart in the pre-callback;
+ * the log waits for its mask bit (unmap, id b) so no event flows before the restart ends */
+static rocprofiler_context_id_t marker_ctx = {0};
+static rocprofiler_buffer_id_t  buf  = {0};
+static rocprofiler_client_id_t* my_id;
+static volatile int             records;
+static volatile int             finalized;
+static volatile int             precreate_done;
+static volatile int             precreate_armed; /* set just before start_context(ctx) */
+
+static int
+is_mode(const char* m)
+{
+    return strcmp(mode, m) == 0;
+}
+
+static void
+on_records(rocprofiler_context_id_t c, rocprofiler_buffer_id_t b,
+           rocprofiler_record_header_t** headers, size_t n, void* data, uint64_t drops)
+{
+    (void)c;
+    (void)b;
+    (void)headers;
+    (void)data;
+    (void)drops;
+    if(finalized) say("CALLBACK AFTER FINALIZE");
+    __atomic_add_fetch(&records, (int)n, __ATOMIC_SEQ_CST);
+    if(is_mode("exit-in-callback")) exit(42);
+}
+
+static void
+precreate(rocprofiler_runtime_library_t lib, void* data)
+{
+    (void)lib;
+    (void)data;
+    if(!is_mode("precreate-calls-api") || !precreate_armed || precreate_done) return;
+    precreate_done                     = 1;
+    rocprofiler_kfd_loss_stats_t stats = {0};
+    stats.size                         = sizeof(stats);
+    int s1 = (int)rocprofiler_kfd_get_loss_stats(ROCPROFILER_KFD_ALL_GPUS, &stats);
+    int s2 = (int)rocprofiler_stop_context(ctx);
+    int s3 = (int)rocprofiler_start_context(ctx);
+    int s4 = (int)rocprofiler_start_context(marker_ctx);
+    say("precreate loss_stats=%d stop=%d start=%d marker_start=%d", s1, s2, s3, s4);
+}
+
+static int
+tool_init(rocprofiler_client_finalize_t fini, void* data)
+{
+    (void)data;
+    rocprofiler_at_internal_thread_create(precreate, NULL, ROCPROFILER_LIBRARY, NULL);
+    rocprofiler_create_context(&ctx);
+    if(is_mode("finalize-in-init"))
+    {
+        /* the context exists; the tool then finalizes itself and tries to go on */
+        fini(*my_id);
+        rocprofiler_context_id_t another = {0};
+        say("after own finalize: create_context=%d", (int)rocprofiler_create_context(&another));
+    }
+    /* exit-in-callback: a watermark of one byte delivers at once, while main still runs */
+    size_t watermark = is_mode("exit-in-callback") ? 1 : 32768;
+    int    s2        = (int)rocprofiler_create_buffer(
+                  ctx, 65536, watermark, ROCPROFILER_BUFFER_POLICY_LOSSLESS, on_records, NULL, &buf);
+    int s3 = (int)rocprofiler_configure_buffer_tracing_service(
+        ctx, ROCPROFILER_BUFFER_TRACING_PAGE_MIGRATION, NULL, 0, buf);
+    if(is_mode("precreate-calls-api"))
+    {
+        rocprofiler_tracing_operation_t unmap = ROCPROFILER_PAGE_MIGRATION_UNMAP_FROM_GPU;
+        rocprofiler_create_context(&marker_ctx);
+        rocprofiler_configure_buffer_tracing_service(
+            marker_ctx, ROCPROFILER_BUFFER_TRACING_PAGE_MIGRATION, &unmap, 1, buf);
+        precreate_armed = 1; /* the reader thread is created by this first start */
+    }
+    int s4 = (int)rocprofiler_start_context(ctx);
+    say("initialize create_buffer=%d configure=%d start=%d", s2, s3, s4);
+    return 0;
+}
+
+static void
+tool_fini(void* data)
+{
+    (void)data;
+    rocprofiler_kfd_loss_stats_t s = {0};
+    s.size                         = sizeof(s);
+    rocprofiler_kfd_get_loss_stats(ROCPROFILER_KFD_ALL_GPUS, &s);
+    say("finalize records=%d emitted=%lu dropped=%lu saturations=%lu overlong=%lu "
+        "malformed=%lu received=%lu gap=%lu orphan_ends=%lu",
+        records, (unsigned long)s.records_emitted, (unsigned long)s.records_dropped,
+        (unsigned long)s.fifo_saturations, (unsigned long)s.lines_overlong,
+        (unsigned long)s.lines_malformed, (unsigned long)s.events_received,
+        (unsigned long)s.starts_lost_in_gap, (unsigned long)s.ends_without_start);
+    finalized = 1;
+}
+
+rocprofiler_tool_configure_result_t*
+rocprofiler_configure(uint32_t version, const char* rt, uint32_t priority,
+                      rocprofiler_client_id_t* id)
+{
+    static rocprofiler_tool_configure_result_t result = {
+        sizeof(rocprofiler_tool_configure_result_t), tool_init, tool_fini, NULL};
+    (void)version;
+    (void)rt;
+    (void)priority;
+    mode = getenv("HOST_TOOL_MODE") ? getenv("HOST_TOOL_MODE") : "";
+    if(is_mode("evil")) say("EVIL-CODE-RAN");
+    id->name = "host-tool";
+    my_id    = id;
+    return &result;
+}
