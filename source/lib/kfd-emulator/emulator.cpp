@@ -96,6 +96,7 @@ struct client
     uint64_t     mask      = 0;
     byte_fifo    fifo;
     bool         token      = false;
+    bool         wake       = false; // messages queued since the last readiness edge
     bool         closed     = false;
     bool         vanished   = false;
     uint64_t     data_reads = 0; // reads that found data (for read fault injection)
@@ -386,9 +387,10 @@ drop_token(client& c)
     c.token = false;
 }
 
-// Called for every queued message. The kernel wakes the client's readers for each one, so
-// an edge-triggered epoll reader that has not emptied the FIFO is woken again: the token
-// byte is taken back and sent anew, which is a new edge on the handed-out end.
+// Called once per batch of messages queued on a client (see flush_wakeups). The kernel wakes
+// the client's readers for new messages, so an edge-triggered epoll reader that has not
+// emptied the FIFO is woken again: the token byte is taken back and sent anew, which is a new
+// edge on the handed-out end.
 void
 raise_token(client& c)
 {
@@ -484,10 +486,26 @@ deliver(const config& cfg, gpu_state& gpu, uint32_t id, uint32_t pid, const std:
         ++gpu.n.events_queued;
         c->n.bytes_queued += msg.size();
         c->n.max_fifo_fill = std::max<uint64_t>(c->n.max_fifo_fill, c->fifo.size());
-        raise_token(*c);
+        c->wake            = true; // the readiness edge comes with the batch (flush_wakeups)
     }
     if(!any_client) ++gpu.n.no_client;
     return drops;
+}
+
+// The producer queues messages in batches under one lock hold, and gives each client that
+// received some one wake-up (a new readiness edge) per batch, before it releases the lock or
+// waits: a reader sees the batch at once, with a system call or two per batch rather than
+// per message.
+void
+flush_wakeups(session& s)
+{
+    for(auto& gpu : s.gpus)
+        for(client* c : gpu.clients)
+            if(c->wake)
+            {
+                c->wake = false;
+                if(is_live(*c)) raise_token(*c);
+            }
 }
 
 void
@@ -640,14 +658,35 @@ produce(emulator& emu, session& s)
     steady::time_point start    = steady::now();
     steady::time_point previous = start;
 
-    while(reader.next(line, too_long))
+    // Lines are produced in batches under one hold of the lock; a batch ends (wake-ups
+    // given, lock released) when the producer must wait (room in a lossless FIFO, the
+    // schedule), before the log is read from the file (no system call that may block under
+    // the lock), and after max_batch messages (readers and the application get the lock).
+    constexpr uint64_t           max_batch = 512;
+    uint64_t                     batch     = 0;
+    std::unique_lock<std::mutex> lock(*emu.mu, std::defer_lock);
+    auto                         end_batch = [&]
     {
+        flush_wakeups(s);
+        emu.cv->notify_all();
+        lock.unlock();
+        batch = 0;
+    };
+    auto wait_in_batch = [&](auto&& wait)
+    {
+        flush_wakeups(s); // what is queued must be visible while we wait
+        emu.cv->notify_all();
+        wait();
+    };
+
+    while(true)
+    {
+        if(lock.owns_lock() && !reader.has_line()) end_batch();
+        if(!reader.next(line, too_long)) break;
         ++number;
-        {
-            std::lock_guard<std::mutex> lock(*emu.mu);
-            if(s.stop) break;
-            apply_vanish_faults(cfg, s, number);
-        }
+        if(!lock.owns_lock()) lock.lock();
+        if(s.stop) break;
+        apply_vanish_faults(cfg, s, number);
         classified_line c = classify_line(line, too_long, cfg, route);
         if(c.kind != line_kind::event) continue;
         uint32_t    text_pid = 0;
@@ -655,12 +694,15 @@ produce(emulator& emu, session& s)
         uint32_t    pid      = delivery_pid(c.event, text_pid);
         gpu_state&  gpu      = s.gpus[static_cast<size_t>(c.gpu)];
 
-        std::unique_lock<std::mutex> lock(*emu.mu);
-        previous = schedule_of(cfg, c.event, produced, start, previous);
-        wait_for_schedule(emu, s, lock, previous);
+        if(cfg.pace == pace_kind::realtime || cfg.pace == pace_kind::rate)
+        {
+            previous = schedule_of(cfg, c.event, produced, start, previous);
+            if(previous > steady::now())
+                wait_in_batch([&] { wait_for_schedule(emu, s, lock, previous); });
+        }
         while(!s.stop && cfg.pace == pace_kind::lossless && !gpu.vanished &&
               must_wait_for_space(cfg, gpu, c.event.id, pid, msg.size()))
-            emu.cv->wait_for(lock, std::chrono::milliseconds(100));
+            wait_in_batch([&] { emu.cv->wait_for(lock, std::chrono::milliseconds(100)); });
         if(s.stop) break;
         ++produced;
         // An event dropped because nobody reads is no progress for the exit wait.
@@ -669,8 +711,10 @@ produce(emulator& emu, session& s)
         else if(deliver(cfg, gpu, c.event.id, pid, msg) != 0)
             --s.progress;
         ++s.progress;
-        emu.cv->notify_all();
+        if(++batch >= max_batch) end_batch();
     }
+    if(!lock.owns_lock()) lock.lock();
+    end_batch();
     if(still_our_log(fd)) libc().close(fd);
 }
 

@@ -9,6 +9,21 @@ namespace abi = rocprofiler::kfd_abi;
 
 namespace
 {
+// The value of each byte as a hex digit, 0xff for bytes that are none.
+struct hex_table
+{
+    uint8_t values[256];
+    constexpr hex_table() : values{}
+    {
+        for(int c = 0; c < 256; ++c)
+            values[c] = c >= '0' && c <= '9'   ? c - '0'
+                        : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                        : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                               : 0xff;
+    }
+};
+constexpr uint8_t const (&hex_digit_values)[256] = hex_table{}.values;
+
 // A cursor over a line: each take_* consumes a field or fails without side effects on out.
 struct cursor
 {
@@ -33,14 +48,11 @@ struct cursor
         uint64_t v     = 0;
         while(pos < text.size())
         {
-            char c     = text[pos];
-            int  digit = -1;
-            if(c >= '0' && c <= '9') digit = c - '0';
-            if(c >= 'a' && c <= 'f') digit = c - 'a' + 10;
-            if(c >= 'A' && c <= 'F') digit = c - 'A' + 10;
-            if(digit < 0) break;
+            // One table look-up per byte (the replay parses every line: it is its hot path).
+            const uint8_t digit = hex_digit_values[static_cast<unsigned char>(text[pos])];
+            if(digit > 15) break;
             if(pos - start >= 16) return false; // more than 64 bits
-            v = (v << 4) | static_cast<uint64_t>(digit);
+            v = (v << 4) | digit;
             ++pos;
         }
         if(pos == start) return false;
