@@ -76,6 +76,10 @@ struct reader_config
 // The thread body. Returns when *stop is set, after one last drain of every fd.
 void run_reader(reader_config& config) noexcept;
 
-// Reads everything queued on one stream now (until EAGAIN).
+// Reads everything queued on one stream now: until a read returns less than it asked for
+// (the kernel's FIFO is then empty) or EAGAIN.
 void drain_stream(reader_config& config, gpu_stream& stream) noexcept;
+
+// Bytes each read asks for (more than any kernel FIFO holds).
+inline constexpr size_t reader_read_size = 64 * 1024;
 } // namespace rocprofiler::kfd
