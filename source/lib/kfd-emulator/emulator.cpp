@@ -652,6 +652,7 @@ produce(emulator& emu, session& s)
     route_state        route;
     rewrite_rule       rule{cfg.has_self, cfg.self_pid, static_cast<uint32_t>(s.pid), s.ns_offset};
     std::string        line;
+    std::string        msg; // the message of the current line (its storage reused)
     bool               too_long = false;
     uint64_t           number   = 0;
     uint64_t           produced = 0;
@@ -689,9 +690,9 @@ produce(emulator& emu, session& s)
         apply_vanish_faults(cfg, s, number);
         classified_line c = classify_line(line, too_long, cfg, route);
         if(c.kind != line_kind::event) continue;
-        uint32_t    text_pid = 0;
-        std::string msg      = rewrite_line(line, c.event, rule, text_pid);
-        uint32_t    pid      = delivery_pid(c.event, text_pid);
+        uint32_t text_pid = 0;
+        rewrite_line_into(msg, line, c.event, rule, text_pid);
+        uint32_t pid = delivery_pid(c.event, text_pid);
         gpu_state&  gpu      = s.gpus[static_cast<size_t>(c.gpu)];
 
         if(cfg.pace == pace_kind::realtime || cfg.pace == pace_kind::rate)

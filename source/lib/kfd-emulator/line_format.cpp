@@ -202,7 +202,18 @@ parse_hex_pid(cursor& c, parsed_event& ev, char separator)
 void
 append_dec(std::string& out, int64_t v)
 {
-    out += std::to_string(v);
+    // Digits written backwards into a local buffer, then one append (no temporary string,
+    // no per-character append: this runs for every replayed line).
+    char     buf[24];
+    char*    p         = buf + sizeof(buf);
+    uint64_t magnitude = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+    do
+    {
+        *--p = static_cast<char>('0' + magnitude % 10);
+        magnitude /= 10;
+    } while(magnitude != 0);
+    if(v < 0) *--p = '-';
+    out.append(p, static_cast<size_t>(buf + sizeof(buf) - p));
 }
 
 void
@@ -300,13 +311,22 @@ std::string
 rewrite_line(std::string_view line, const parsed_event& ev, const rewrite_rule& rule,
              uint32_t& out_pid)
 {
+    std::string out;
+    rewrite_line_into(out, line, ev, rule, out_pid);
+    return out;
+}
+
+void
+rewrite_line_into(std::string& out, std::string_view line, const parsed_event& ev,
+                  const rewrite_rule& rule, uint32_t& out_pid)
+{
+    out.clear();
     out_pid = ev.text_pid;
     bool new_pid =
         rule.rewrite_pid && ev.pid_kind != pid_style::none && ev.text_pid == rule.from_pid;
     if(new_pid) out_pid = rule.to_pid;
     bool new_ns = ev.has_ns && rule.ns_offset != 0;
 
-    std::string out;
     out.reserve(line.size() + 16);
     size_t pos = 0;
     // ns comes before the pid in every shape that has both.
@@ -327,6 +347,5 @@ rewrite_line(std::string_view line, const parsed_event& ev, const rewrite_rule& 
     }
     out.append(line.substr(pos));
     out += '\n';
-    return out;
 }
 } // namespace kfd_emu
