@@ -33,6 +33,9 @@ parse_twins(std::string_view line, event& out)
     const auto result = rocprofiler::kfd::parse_line(line, out);
     EXPECT_EQ(rocprofiler::kfd::parse_line_scalar(line, twin), result) << "line: [" << line << "]";
     expect_same_event(out, twin);
+    event swar{};
+    EXPECT_EQ(rocprofiler::kfd::parse_line_swar(line, swar), result) << "line: [" << line << "]";
+    expect_same_event(out, swar);
     return result;
 }
 

@@ -1,7 +1,8 @@
 // MIT License - see LICENSE.
 //
-// parse_line reads numbers eight bytes at a time (SWAR); parse_line_scalar is its
-// byte-at-a-time twin. Both must agree on every input, valid or not: the bundled logs of
+// parse_line classifies a line at once (SIMD bitmaps) and converts numbers eight bytes at a
+// time (SWAR); parse_line_swar classifies eight bytes at a time; parse_line_scalar reads a
+// byte at a time. All three must agree on every input, valid or not: the bundled logs of
 // every scenario and era, and systematic mutations of one line of every format (each byte
 // replaced by a tricky byte, deleted, duplicated; every truncation; numbers of 0 to 24 digits
 // in every numeric field, around the overflow and overlong limits).
@@ -20,6 +21,7 @@ using namespace std::literals;
 using rocprofiler::kfd::event;
 using rocprofiler::kfd::parse_line;
 using rocprofiler::kfd::parse_line_scalar;
+using rocprofiler::kfd::parse_line_swar;
 using rocprofiler::kfd::parse_result;
 
 namespace

@@ -9,6 +9,10 @@
 
 #include <limits>
 
+#if defined(__SSE2__)
+#    include <emmintrin.h> // SSE2: part of every x86-64
+#endif
+
 // The readers are small and called a dozen times per line: inlined into each body parser,
 // a line is parsed without calls (at -O2 GCC would keep them out of line).
 #define KFD_PARSER_INLINE inline __attribute__((always_inline))
@@ -33,6 +37,12 @@ struct cursor
     std::string_view text;
     size_t           position = 0;
     bool             swar     = true;
+    // With SIMD: bit i set when byte i of the line is a hex (decimal) digit, for lines of
+    // 16 to 64 bytes (has_masks); every number reader then finds its length with one
+    // count-trailing-zeros. Bits past the line's end are 0 (no digit).
+    bool     has_masks = false;
+    uint64_t hex_mask  = 0;
+    uint64_t dec_mask  = 0;
 
     KFD_PARSER_INLINE bool   at_end() const { return position >= text.size(); }
     KFD_PARSER_INLINE char   peek() const { return at_end() ? '\0' : text[position]; }
@@ -244,15 +254,130 @@ read_hex_swar(cursor& c, size_t max_digits, uint64_t& value)
     return digits > 0;
 }
 
+// ---- SIMD: the whole line classified at once (SSE2), then SWAR conversion ----
+
+#if defined(__SSE2__)
+// Hex-digit and decimal-digit bitmaps of the 16 bytes at p.
+KFD_PARSER_INLINE void
+classify16(const char* p, uint32_t& hex, uint32_t& dec)
+{
+    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    // b - '0' < 10 and (b | 0x20) - 'a' < 6 (unsigned), as signed compares: adding
+    // 0x80 - '0' (mod 256) maps exactly '0'..'9' to -128..-119.
+    const __m128i to_digits  = _mm_set1_epi8(static_cast<char>(0x80 - '0'));
+    const __m128i to_letters = _mm_set1_epi8(static_cast<char>(0x80 - 'a'));
+    const __m128i digit = _mm_cmplt_epi8(_mm_add_epi8(bytes, to_digits), _mm_set1_epi8(-0x80 + 10));
+    const __m128i lower = _mm_or_si128(bytes, _mm_set1_epi8(0x20));
+    const __m128i letter =
+        _mm_cmplt_epi8(_mm_add_epi8(lower, to_letters), _mm_set1_epi8(-0x80 + 6));
+    dec = static_cast<uint32_t>(_mm_movemask_epi8(digit));
+    hex = static_cast<uint32_t>(_mm_movemask_epi8(_mm_or_si128(digit, letter)));
+}
+
+// Fills the cursor's masks for a line of 16 to 64 bytes: 16-byte blocks from the start, the
+// last one ending at the line's end (it overlaps the one before; the same bytes give the same
+// bits). Never reads outside the line.
+KFD_PARSER_INLINE void
+classify_line(cursor& c)
+{
+    const size_t size = c.text.size();
+    if(size < 16 || size > 64) return;
+    const char* p   = c.text.data();
+    uint64_t    hex = 0, dec = 0;
+    uint32_t    h = 0, d = 0;
+    size_t      offset = 0;
+    for(; offset + 16 <= size; offset += 16)
+    {
+        classify16(p + offset, h, d);
+        hex |= uint64_t{h} << offset;
+        dec |= uint64_t{d} << offset;
+    }
+    if(offset < size)
+    {
+        classify16(p + size - 16, h, d);
+        hex |= uint64_t{h} << (size - 16);
+        dec |= uint64_t{d} << (size - 16);
+    }
+    c.hex_mask  = hex;
+    c.dec_mask  = dec;
+    c.has_masks = true;
+}
+#else
+KFD_PARSER_INLINE void
+classify_line(cursor&)
+{
+}
+#endif
+
+// Digits in a row at the cursor, from a mask.
+KFD_PARSER_INLINE unsigned
+digits_at(uint64_t mask, size_t position)
+{
+    const uint64_t rest = position < 64 ? ~(mask >> position) : ~uint64_t{0};
+    return rest == 0 ? 64u : static_cast<unsigned>(__builtin_ctzll(rest));
+}
+
+// The value of the first n (1..8) hex digits of word, known to be hex digits: a letter is
+// the only digit with bit 6 set ('A'-'F', 'a'-'f' are 0x4x/0x6x).
+KFD_PARSER_INLINE uint64_t
+known_hex_value(uint64_t word, unsigned n)
+{
+    const uint64_t letters = (word >> 6) & ones;
+    return hex_value_of(word, letters << 7, n);
+}
+
+KFD_PARSER_INLINE bool
+read_hex_masked(cursor& c, size_t max_digits, uint64_t& value)
+{
+    const unsigned n = digits_at(c.hex_mask, c.position);
+    if(n == 0 || n > max_digits) return false; // max_digits <= 16
+    const char* begin = c.text.data();
+    const char* end   = begin + c.text.size();
+    const char* p     = begin + c.position;
+    if(n <= 8)
+        value = known_hex_value(load8(p, begin, end), n);
+    else
+        value = (known_hex_value(load8(p, begin, end), 8) << (4 * (n - 8))) |
+                known_hex_value(load8(p + 8, begin, end), n - 8);
+    c.position += n;
+    return true;
+}
+
+KFD_PARSER_INLINE bool
+read_decimal_masked(cursor& c, size_t max_digits, uint64_t max_value, uint64_t& value)
+{
+    const unsigned n = digits_at(c.dec_mask, c.position);
+    if(n == 0 || n > max_digits) return false; // max_digits <= 19: no overflow
+    const char* begin = c.text.data();
+    const char* end   = begin + c.text.size();
+    const char* p     = begin + c.position;
+    uint64_t    v     = 0;
+    if(n <= 8)
+        v = decimal_value(load8(p, begin, end), n);
+    else if(n <= 16)
+        v = decimal_value(load8(p, begin, end), 8) * powers_of_ten[n - 8] +
+            decimal_value(load8(p + 8, begin, end), n - 8);
+    else
+        v = (decimal_value(load8(p, begin, end), 8) * powers_of_ten[8] +
+             decimal_value(load8(p + 8, begin, end), 8)) *
+                powers_of_ten[n - 16] +
+            decimal_value(load8(p + 16, begin, end), n - 16);
+    value = v;
+    c.position += n;
+    return v <= max_value;
+}
+
 KFD_PARSER_INLINE bool
 read_hex(cursor& c, size_t max_digits, uint64_t& value)
 {
+    if(c.has_masks) return read_hex_masked(c, max_digits, value);
     return c.swar ? read_hex_swar(c, max_digits, value) : read_hex_scalar(c, max_digits, value);
 }
 
 KFD_PARSER_INLINE bool
 read_decimal(cursor& c, size_t max_digits, uint64_t max_value, uint64_t& value)
 {
+    if(c.has_masks) return read_decimal_masked(c, max_digits, max_value, value);
     return c.swar ? read_decimal_swar(c, max_digits, max_value, value)
                   : read_decimal_scalar(c, max_digits, max_value, value);
 }
@@ -549,16 +674,25 @@ clear(event& ev)
     std::memcpy(static_cast<void*>(&ev), &zero_event, sizeof(event));
 }
 
-// The event is built in place in `out` (written once on success). Swar: which number
-// readers (a template parameter so that each instance has its choice folded in).
-template <bool swar>
+// The event is built in place in `out` (written once on success). The number readers are a
+// template parameter, so that each instance has its choice folded in.
+enum class number_path
+{
+    simd,   // the line classified at once (SSE2), SWAR conversion; swar for other lengths
+    swar,   // eight bytes at a time
+    scalar, // a byte at a time
+};
+
+template <number_path path>
 parse_result
 parse_with(std::string_view line, event& out) noexcept
 {
     clear(out);
     if(line.empty() || line.size() > max_line_length) return parse_result::malformed;
 
-    cursor   c{line, 0, swar};
+    constexpr bool swar = path != number_path::scalar;
+    cursor         c{line, 0, swar};
+    if constexpr(path == number_path::simd) classify_line(c);
     uint32_t id = swar ? one_digit_event_id(line) : 0;
     if(id != 0)
         c.position = 1;
@@ -580,13 +714,19 @@ parse_with(std::string_view line, event& out) noexcept
 parse_result
 parse_line(std::string_view line, event& out) noexcept
 {
-    return parse_with<true>(line, out);
+    return parse_with<number_path::simd>(line, out);
 }
 
 parse_result
 parse_line_scalar(std::string_view line, event& out) noexcept
 {
-    return parse_with<false>(line, out);
+    return parse_with<number_path::scalar>(line, out);
+}
+
+parse_result
+parse_line_swar(std::string_view line, event& out) noexcept
+{
+    return parse_with<number_path::swar>(line, out);
 }
 
 std::string_view
