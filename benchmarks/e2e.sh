@@ -20,7 +20,8 @@
 #
 # The traced program is build/benchmarks/kfd-e2e-host (it configures tracing itself and waits
 # until the replay is over). `timeout` and `perf` run outside `env LD_PRELOAD=...`, so that
-# only the program is traced. Needs python3 (JSON) and perf (optional: the syscalls columns).
+# only the program is traced. Needs python3 (JSON) and perf (optional, Debian package linux-perf:
+# the syscalls columns).
 set -euo pipefail
 
 BUILD=${1:-build}
@@ -45,8 +46,9 @@ sdk_threads() { # file when
         END { printf "%d %d%s\n", cpu, cs, tids }' "$1"
 }
 
-stat_field() { # stats.json field (of "total")
-    python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['total'][sys.argv[2]])" "$1" "$2"
+stat_field() { # stats.json field (of "total"), n/a when the run left no statistics
+    python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['total'][sys.argv[2]])" \
+        "$1" "$2" 2>/dev/null || echo n/a
 }
 
 echo "# e2e: $(date -u +%FT%TZ), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -66,6 +68,7 @@ for fifo in 1024 8192; do
         fi
         log=$WORK/$fifo-$rate.log
         "$GEN" --scenario mixed --gpus 1 --events "$events" --seed 3 --pace "$pace" --fifo "$fifo" -o "$log"
+        rm -f "$WORK/stats.json"
         timeout 300 env LD_PRELOAD="$EMU" KFD_EMULATOR_LOG="$log" KFD_EMULATOR_STATS="$WORK/stats.json" \
             "$HOST" --idle-ms 500 >"$WORK/out" 2>"$WORK/err" || true
         dropped=$(stat_field "$WORK/stats.json" dropped_fifo_full)
