@@ -661,8 +661,9 @@ produce(emulator& emu, session& s)
 
     // Lines are produced in batches under one hold of the lock; a batch ends (wake-ups
     // given, lock released) when the producer must wait (room in a lossless FIFO, the
-    // schedule), before the log is read from the file (no system call that may block under
-    // the lock), and after max_batch messages (readers and the application get the lock).
+    // schedule), when a message was dropped (a FIFO is full), before the log is read from the
+    // file (no system call that may block under the lock), and after max_batch messages
+    // (readers and the application get the lock).
     constexpr uint64_t           max_batch = 512;
     uint64_t                     batch     = 0;
     std::unique_lock<std::mutex> lock(*emu.mu, std::defer_lock);
@@ -707,12 +708,18 @@ produce(emulator& emu, session& s)
         if(s.stop) break;
         ++produced;
         // An event dropped because nobody reads is no progress for the exit wait.
+        bool dropped = false;
         if(gpu.vanished)
             ++gpu.n.after_vanish;
         else if(deliver(cfg, gpu, c.event.id, pid, msg) != 0)
+        {
             --s.progress;
+            dropped = true;
+        }
         ++s.progress;
-        if(++batch >= max_batch) end_batch();
+        // A full FIFO ends the batch: the reader gets its wake-up and the lock between two
+        // messages, as it can between two kernel messages, rather than after a whole burst.
+        if(++batch >= max_batch || dropped) end_batch();
     }
     if(!lock.owns_lock()) lock.lock();
     end_batch();
