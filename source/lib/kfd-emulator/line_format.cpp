@@ -3,6 +3,8 @@
 
 #include "common/kfd_abi.hpp"
 
+#include <cstring>
+
 namespace kfd_emu
 {
 namespace abi = rocprofiler::kfd_abi;
@@ -65,13 +67,14 @@ struct cursor
     {
         size_t   start = pos;
         uint64_t v     = 0;
-        while(pos < text.size() && text[pos] >= '0' && text[pos] <= '9')
+        while(pos < text.size())
         {
-            if(pos - start >= 19) return false; // keep within int64
-            v = v * 10 + static_cast<uint64_t>(text[pos] - '0');
+            const unsigned digit = static_cast<unsigned char>(text[pos]) - unsigned{'0'};
+            if(digit > 9) break;
+            v = v * 10 + digit; // may wrap past 19 digits: refused below
             ++pos;
         }
-        if(pos == start) return false;
+        if(pos == start || pos - start > 19) return false; // keep within int64
         value = v;
         if(where) *where = span{start, pos - start};
         return true;
@@ -199,19 +202,43 @@ parse_hex_pid(cursor& c, parsed_event& ev, char separator)
     }
 }
 
+// "00" to "99": two digits per division when formatting.
+struct digit_pairs
+{
+    char text[200];
+    constexpr digit_pairs() : text{}
+    {
+        for(int i = 0; i < 100; ++i)
+        {
+            text[2 * i]     = static_cast<char>('0' + i / 10);
+            text[2 * i + 1] = static_cast<char>('0' + i % 10);
+        }
+    }
+};
+constexpr digit_pairs two_digits{};
+
 void
 append_dec(std::string& out, int64_t v)
 {
-    // Digits written backwards into a local buffer, then one append (no temporary string,
-    // no per-character append: this runs for every replayed line).
+    // Written backwards into a local buffer, two digits at a time, then one append (this
+    // runs for every replayed line: no temporary string, no append per character).
     char     buf[24];
     char*    p         = buf + sizeof(buf);
     uint64_t magnitude = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
-    do
+    while(magnitude >= 100)
     {
-        *--p = static_cast<char>('0' + magnitude % 10);
-        magnitude /= 10;
-    } while(magnitude != 0);
+        const uint64_t pair = magnitude % 100;
+        magnitude /= 100;
+        p -= 2;
+        std::memcpy(p, two_digits.text + 2 * pair, 2);
+    }
+    if(magnitude >= 10)
+    {
+        p -= 2;
+        std::memcpy(p, two_digits.text + 2 * magnitude, 2);
+    }
+    else
+        *--p = static_cast<char>('0' + magnitude);
     if(v < 0) *--p = '-';
     out.append(p, static_cast<size_t>(buf + sizeof(buf) - p));
 }
