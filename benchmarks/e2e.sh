@@ -38,12 +38,14 @@ trap 'rm -rf "$WORK"' EXIT
 HAVE_PERF=0
 perf stat -e raw_syscalls:sys_enter -- true >/dev/null 2>&1 && HAVE_PERF=1
 
-# Sums of the SDK threads (rocprof-*) in one kfd-e2e-host output: "<cpu_ns> <vcsw+ivcsw> <tids>"
+# The SDK threads (rocprof-*) in one kfd-e2e-host output:
+# "<cpu_ns all> <cpu_ns reader> <cpu_ns callback threads> <user ticks all> <vcsw+ivcsw> <tids>"
 sdk_threads() { # file when
     awk -v when="$2" '$1 == when && $2 ~ /^rocprof-/ {
         for (i = 3; i <= NF; ++i) { split($i, kv, "="); v[kv[1]] = kv[2] }
-        cpu += v["cpu_ns"]; cs += v["vcsw"] + v["ivcsw"]; tids = tids " " v["tid"] }
-        END { printf "%d %d%s\n", cpu, cs, tids }' "$1"
+        cpu += v["cpu_ns"]; if ($2 == "rocprof-kfd") reader += v["cpu_ns"]; else cb += v["cpu_ns"]
+        user += v["utime_ticks"]; cs += v["vcsw"] + v["ivcsw"]; tids = tids " " v["tid"] }
+        END { printf "%d %d %d %d %d%s\n", cpu, reader, cb, user, cs, tids }' "$1"
 }
 
 stat_field() { # stats.json field (of "total"), n/a when the run left no statistics
@@ -53,8 +55,8 @@ stat_field() { # stats.json field (of "total"), n/a when the run left no statist
 
 echo "# e2e: $(date -u +%FT%TZ), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-echo "| FIFO | offered rate (events/s) | events | dropped by the FIFO | SDK CPU ms per M events | SDK syscalls per event (kernel-equivalent: poll + read) | emulator syscalls in SDK threads per event |"
-echo "|---|---|---|---|---|---|---|"
+echo "| FIFO | offered rate (events/s) | events | dropped by the FIFO | SDK CPU ms per M events: all (reader + callback) | of it user time | SDK syscalls per event (kernel-equivalent: poll + read) | emulator syscalls in SDK threads per event |"
+echo "|---|---|---|---|---|---|---|---|"
 for fifo in 1024 8192; do
     best=none
     for rate in 10000 50000 100000 200000 500000 1000000 max; do
@@ -72,8 +74,11 @@ for fifo in 1024 8192; do
         timeout 300 env LD_PRELOAD="$EMU" KFD_EMULATOR_LOG="$log" KFD_EMULATOR_STATS="$WORK/stats.json" \
             "$HOST" --idle-ms 500 >"$WORK/out" 2>"$WORK/err" || true
         dropped=$(stat_field "$WORK/stats.json" dropped_fifo_full)
-        read -r cpu_ns _ _ < <(sdk_threads "$WORK/out" end)
-        cpu_per_m=$(awk -v c="$cpu_ns" -v e="$events" 'BEGIN { printf "%.0f", c / 1e6 / (e / 1e6) }')
+        read -r cpu_ns reader_ns cb_ns user_ticks _ _ < <(sdk_threads "$WORK/out" end)
+        # ms per million events; user time from clock ticks (10 ms each: coarse for short runs)
+        cpu_per_m=$(awk -v c="$cpu_ns" -v r="$reader_ns" -v b="$cb_ns" -v e="$events" \
+            'BEGIN { m = e / 1e6; printf "%.0f (%.0f + %.0f)", c / 1e6 / m, r / 1e6 / m, b / 1e6 / m }')
+        user_per_m=$(awk -v u="$user_ticks" -v e="$events" 'BEGIN { printf "%.0f", u * 10 / (e / 1e6) }')
         syscalls="n/a n/a"
         if ((HAVE_PERF)); then
             perf record -q -e raw_syscalls:sys_enter -c 1 -o "$WORK/perf.data" -- \
@@ -87,16 +92,16 @@ for fifo in 1024 8192; do
                 END { printf "%.3f %.3f", k / e, m / e }')
         fi
         read -r sys_kernel sys_emulator <<<"$syscalls"
-        echo "| $fifo | $rate | $events | $dropped | $cpu_per_m | $sys_kernel | $sys_emulator |"
+        echo "| $fifo | $rate | $events | $dropped | $cpu_per_m | $user_per_m | $sys_kernel | $sys_emulator |"
         [[ $dropped == 0 && $rate != max ]] && best=$rate
     done
-    echo "| $fifo | highest offered rate with zero drops: $best | | | | | |"
+    echo "| $fifo | highest offered rate with zero drops: $best | | | | | | |"
 done
 
 # Idle: a log of 10 events, then 3 s of tracing with nothing to read.
 "$GEN" --scenario mixed --gpus 1 --events 10 --seed 3 -o "$WORK/idle.log"
 timeout 60 env LD_PRELOAD="$EMU" KFD_EMULATOR_LOG="$WORK/idle.log" "$HOST" --seconds 3.2 >"$WORK/out" 2>"$WORK/err" || true
-read -r cpu0 cs0 _ < <(sdk_threads "$WORK/out" begin)
-read -r cpu1 cs1 _ < <(sdk_threads "$WORK/out" end)
+read -r cpu0 _ _ _ cs0 _ < <(sdk_threads "$WORK/out" begin)
+read -r cpu1 _ _ _ cs1 _ < <(sdk_threads "$WORK/out" end)
 echo
 echo "Idle (3 s of tracing, no events): SDK threads $((cs1 - cs0)) context switches, $(( (cpu1 - cpu0) / 1000 )) us of CPU."
