@@ -32,12 +32,24 @@ typedef struct rocprofiler_buffer_tracing_page_migration_page_migrate_record_t
     rocprofiler_page_migration_trigger_t trigger;
 } rocprofiler_buffer_tracing_page_migration_page_migrate_record_t;
 
-/** A queue suspension, from QUEUE_EVICTION to QUEUE_RESTORE. */
+/**
+ * A suspension of a process's queues on one GPU, as the kernel counts it: evictions nest
+ * (each QUEUE_EVICTION increments the driver's eviction count, each QUEUE_RESTORE
+ * decrements it), so the record runs from the eviction that stopped the queues (count 0 -> 1)
+ * to the restore that runs them again (count back to 0), and `trigger` is that first
+ * eviction's. A rescheduled restore ('R', or the proposed id-14 event) is a failed attempt
+ * after which the queues stay evicted: it does not end the record.
+ *
+ * This differs from rocprofiler-sdk 0.x, which paired each eviction with the next restore and
+ * ended the record at an 'R' restore (cutting the suspension short and leaving the real
+ * restore unpaired). Triggers outside the enum's range are reported as ..._TRIGGER_NONE.
+ */
 typedef struct rocprofiler_buffer_tracing_page_migration_queue_suspend_record_t
 {
-    uint8_t  rescheduled : 1; /**< 1: the restore was rescheduled ('R') */
+    uint8_t  rescheduled : 1; /**< 1: at least one restore attempt during the suspension was
+                                   rescheduled ('R' or id 14) */
     uint32_t node_id;         /**< gpu_id */
-    rocprofiler_page_migration_queue_suspend_trigger_t trigger;
+    rocprofiler_page_migration_queue_suspend_trigger_t trigger; /**< the first eviction's */
 } rocprofiler_buffer_tracing_page_migration_queue_suspend_record_t;
 
 /** A range unmapped from a GPU: an instant (start == end timestamp). */

@@ -44,4 +44,29 @@ sed -n '/^```c$/,/^```$/p' "$readme" | sed '1d;$d' > "$work/readme_tool.c"
 cc -std=c99 -Wall -Wextra -Werror -shared -fPIC -o "$work/libreadme-tool.so" "$work/readme_tool.c" \
    $(pkg-config --cflags --libs rocprofiler-sdk)
 
+# 4. The minimal sample is the README's example, unchanged.
+cmp -s "$work/readme_tool.c" "$prefix/share/rocprofiler-sdk/samples/minimal-tool/minimal_tool.c" ||
+    { echo "samples/minimal-tool/minimal_tool.c differs from the README's example"; exit 1; }
+for t in libminimal-sample-tool.so libloss-accounting-sample-tool.so; do
+    [ -n "$(find "$work/cmake-build" -name "$t")" ] || { echo "sample $t was not built"; exit 1; }
+done
+if [ -e /usr/lib/x86_64-linux-gnu/cmake/hsa-runtime64/hsa-runtime64-config.cmake ]; then
+    hsa_sample=$(find "$work/cmake-build" -name hsa-svm-migrate -type f | head -1)
+    [ -n "$hsa_sample" ] || { echo "the HSA sample was not built though hsa-runtime64 is installed"; exit 1; }
+fi
+
+# 5. The installed rocprof-kfd finds the installed SDK and emulator next to itself (bin/ ->
+# lib/) and replays an installed log into a tool (here the installed loss-accounting sample,
+# standing in for the bundled tool).
+loss_tool=$(find "$work/cmake-build" -name libloss-accounting-sample-tool.so | head -1)
+[ -x "$prefix/bin/rocprof-kfd" ] || { echo "missing after install: bin/rocprof-kfd"; exit 1; }
+preload=$(ROCPROF_KFD_TOOL_LIBRARY=$loss_tool LD_PRELOAD= "$prefix/bin/rocprof-kfd" \
+          --emulate "$prefix/share/rocprofiler-sdk/kfd-logs/managed-2gpu-6.13.log" -d "$work/out" \
+          -- /usr/bin/printenv LD_PRELOAD 2>/dev/null | grep rocprofiler-sdk-kfd-emulator)
+expected="$prefix/lib/rocprofiler-sdk/librocprofiler-sdk-kfd-emulator.so:$prefix/lib/librocprofiler-sdk.so.0"
+[ "$preload" = "$expected" ] || { echo "installed rocprof-kfd preloads '$preload', not '$expected'"; exit 1; }
+out=$(ROCPROF_KFD_TOOL_LIBRARY=$loss_tool ROCPROFILER_LOG_LEVEL=none "$prefix/bin/rocprof-kfd" \
+      --emulate "$prefix/share/rocprofiler-sdk/kfd-logs/managed-2gpu-6.13.log" -d "$work/out")
+echo "$out" | grep -q '^all gpus   received=4000 ' || { echo "installed rocprof-kfd replay:"; echo "$out"; exit 1; }
+
 echo "installed package builds and runs the sample tool (CMake and pkg-config) and the README example"

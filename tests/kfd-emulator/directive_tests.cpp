@@ -149,6 +149,43 @@ TEST_F(Directive, RouteSendsNodeLessEventsToAGpu)
     EXPECT_EQ(split_lines(drained(result, 1)).size(), 2u);
 }
 
+TEST_F(Directive, WaitMaskHoldsTheNextEventUntilTheMasksChange)
+{
+    // A before the first wait; B only once no client enables id 7 (so it is filtered);
+    // C only once a client enables it again. The probe's drains wait for silence: the
+    // replay cannot pass a wait before the probe writes the mask it waits for.
+    auto lines  = {std::string("#@ gpu 1ea0"),
+                   fault_start(1, self, 0xa, gpu_a),
+                   std::string("#@ wait-mask 1ea0 without 7"),
+                   fault_start(2, self, 0xb, gpu_a),
+                   std::string("#@ wait-mask 1ea0 with 7"),
+                   fault_start(3, self, 0xc, gpu_a)};
+    auto result = probe(log(lines), {"open", "smi:1ea0", "mask:0:" + all_events, "drain:0:8192:300",
+                                     "mask:0:7fbf", "drain:0:8192:300", "mask:0:" + all_events,
+                                     "drain:0:8192:300", "close:0"});
+    auto drains = lines_with(result, "drain 0 ");
+    ASSERT_EQ(drains.size(), 3u) << result.out;
+    auto payload = [&](size_t i) { return unescape(drains[i].substr(drains[i].find(' ') + 1)); };
+    // (pid and timestamps are rewritten: compare the pages)
+    ASSERT_EQ(split_lines(payload(0)).size(), 1u);
+    EXPECT_NE(payload(0).find(" @a(1ea0) R"), std::string::npos) << payload(0);
+    EXPECT_EQ(drains[1], "0 "); // B was filtered by the mask
+    ASSERT_EQ(split_lines(payload(2)).size(), 1u);
+    EXPECT_NE(payload(2).find(" @c(1ea0) R"), std::string::npos) << payload(2);
+    json s = stats();
+    EXPECT_EQ(s["total"]["filtered_mask"].u64(), 1u);
+    EXPECT_EQ(s["total"]["events_queued"].u64(), 2u);
+    EXPECT_EQ(s["warnings"].items.size(), 0u);
+}
+
+TEST_F(Directive, BadWaitMaskIsReportedAndDoesNotPause)
+{
+    auto result = probe(log({"#@ wait-mask 1ea0 sometimes 7", fault_start(1, self, 1, gpu_a)}),
+                        {"open", "smi:1ea0", "mask:0:" + all_events, "drain:0:8192:300"});
+    EXPECT_NE(result.err.find("wait-mask"), std::string::npos) << result.err;
+    EXPECT_EQ(split_lines(drained(result, 0)).size(), 1u);
+}
+
 // --- the statistics file --------------------------------------------------------------------
 
 uint64_t

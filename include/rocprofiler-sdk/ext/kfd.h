@@ -132,6 +132,20 @@ typedef struct rocprofiler_kfd_loss_stats_t
 /**
  * @brief Reads the loss counters of one GPU (by KFD gpu_id) or of all GPUs.
  *
+ * Gaps: a start (fault, migration, queue eviction) seen before events of its kind may have
+ * been lost is dropped rather than paired with an end read after the loss, and counted in
+ * starts_lost_in_gap. That happens when a mask without its kind is written (the last
+ * context tracing it stopped: the SDK first reads what the kernel had queued), when its
+ * GPU's stream ends or a read fails, when a read returns a (nearly) full kernel FIFO (the
+ * kernel probably dropped what followed: a probable loss is treated as a loss, so that no
+ * record spans it), and at a kernel drop report (id 14). Ends arriving after such a gap
+ * whose start was dropped count in ends_without_start. After a gap in queue events, queue
+ * suspensions that end within 10 s of it are withheld and counted in starts_lost_in_gap as
+ * well: the driver's eviction count is unknown then, and a suspension seen to start after
+ * the gap may be nested in an eviction the gap hid (its record would be too short).
+ * Age bound: a fault or migration start more than 10 s older than the newest event of its
+ * GPU is dropped (starts_timed_out); queue suspensions have no age bound.
+ *
  * Callable at any time, from any thread, including from a buffer callback and from the
  * tool's finalize (where the counters are final).
  * @param stats caller-allocated; stats->size must be set (smaller sizes get a prefix).

@@ -26,6 +26,8 @@ using ull = unsigned long long;
 std::string
 restore_text(const event& ev, enum era e)
 {
+    if(ev.flag == 'R' && e == era::proposed)
+        return printf_text("e %llu -%u %x\n", static_cast<ull>(ev.ns), ev.pid, ev.node);
     std::string head = printf_text("a %llu -%u %x", static_cast<ull>(ev.ns), ev.pid, ev.node);
     if(ev.flag == 'R') return head + " R\n";
     switch(e)
@@ -36,6 +38,7 @@ restore_text(const event& ev, enum era e)
     case era::linux_6_13:
         return head + " " + std::string(1, '\0') + "\n"; // "%c" of 0
     case era::fixed_2026:
+    case era::proposed:
         return head + " 0\n";
     }
     return head + "\n";

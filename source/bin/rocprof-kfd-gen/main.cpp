@@ -23,10 +23,10 @@ const char* const usage_text =
     "Writes a KFD SMI event log (the amdkfd kernel's text, one message per line) for the\n"
     "KFD emulator, deterministic for a given seed.\n"
     "\n"
-    "  --scenario NAME    streaming | thrashing | prefetch | eviction | unmap | mixed\n"
-    "                     (default mixed)\n"
-    "  --era ERA          kernel format: 6.0 (6.0-6.11) | 6.12 | 6.13 (6.13+) | 2026\n"
-    "                     (default 6.13)\n"
+    "  --scenario NAME    streaming | thrashing | prefetch | eviction | unmap | mixed |\n"
+    "                     managed (streaming with thrashing ranges) (default mixed)\n"
+    "  --era ERA          kernel format: 6.0 (6.0-6.11) | 6.12 | 6.13 (6.13+) | 2026 |\n"
+    "                     proposed (rescheduled restores as id 14) (default 6.13)\n"
     "  --gpus N           emulated GPUs, 1-16 (default 1)\n"
     "  --events N         exact number of event lines, up to 10000000 (default 200)\n"
     "  --seed S           seed (default 1)\n"
@@ -210,9 +210,22 @@ main(int argc, char** argv)
     cli      c = parse(argc, argv);
     workload w = generate(c.opts);
 
-    std::string log = c.raw ? std::string() : header(c, w);
+    std::string log   = c.raw ? std::string() : header(c, w);
+    uint32_t    route = w.gpu_ids.empty() ? 0 : w.gpu_ids.front(); // the emulator's default
     for(const auto& ev : w.events)
+    {
+        // An id-14 rescheduled restore has no node field the emulator routes by: route it to
+        // the GPU whose fd the kernel queues it on (the node it names).
+        bool id14 = c.opts.era == era::proposed && ev.id == 10 && ev.flag == 'R';
+        if(id14 && !c.raw && ev.node != route)
+        {
+            char hex[16];
+            std::snprintf(hex, sizeof(hex), "%x", ev.node);
+            log += "#@ route " + std::string(hex) + "\n";
+            route = ev.node;
+        }
         log += kernel_text(ev, c.opts.era);
+    }
     write_file(c.output, log);
     if(!c.expect.empty()) write_file(c.expect, expect_csv(w));
     return 0;

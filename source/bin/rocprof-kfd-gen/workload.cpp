@@ -4,7 +4,16 @@
 // RAM, a prefetch, an eviction storm, an munmap). Each operation appends its events and the
 // records they pair into. Operations of one GPU never overlap in time, operations of
 // different GPUs do, so the log interleaves GPUs like a real capture while no two
-// outstanding operations ever share a pairing key.
+// outstanding faults or migrations ever share a pairing key.
+//
+// Queue evictions are produced by a model of the kernel's own state, not by pairing text:
+// queue_timeline() replays kfd_process_evict_queues() / kfd_process_restore_queues() /
+// kfd_smi_event_queue_restore_rescheduled() calls in time order against the device queue
+// manager's eviction count (qpd->evicted), and the QUEUE_SUSPEND record is the interval in
+// which that count was non-zero: the queues stop when it leaves 0 and run again when it
+// returns to 0. Evictions of different triggers overlap (an SVM or userptr eviction inside a
+// TTM one), and a rescheduled restore ('R': the restore worker failed and requeued itself)
+// leaves the count unchanged, so the queues stay evicted until a later real restore.
 #include "workload.hpp"
 
 #include <algorithm>
@@ -110,9 +119,25 @@ private:
                        int trigger);
     void   add_unmap(uint64_t t, uint32_t pid, uint64_t page, uint64_t npages, uint32_t gpu,
                      int trigger);
-    void   add_queue(uint64_t t0, uint64_t t1, uint32_t pid, uint32_t gpu, int trigger,
-                     bool rescheduled);
-    record base_record(enum operation op, uint32_t pid, uint64_t t0, uint64_t t1);
+    // One call of the kernel's queue eviction API on a process's GPU.
+    struct queue_call
+    {
+        enum kind
+        {
+            evict,      // kfd_process_evict_queues(): QUEUE_EVICTION, qpd->evicted++
+            restore,    // kfd_process_restore_queues(): QUEUE_RESTORE, qpd->evicted--
+            reschedule, // restore worker retry: QUEUE_RESTORE ... R, qpd->evicted unchanged
+        };
+        uint64_t ns      = 0;
+        kind     what    = evict;
+        int      trigger = 0;
+    };
+    void queue_timeline(uint32_t pid, uint32_t gpu, std::vector<queue_call> calls);
+    // Calls of one suspension from t0 to t1 with `trigger`: maybe a nested eviction of
+    // another trigger inside it, maybe rescheduled restore attempts. Returns the calls.
+    std::vector<queue_call> suspension_calls(uint64_t t0, uint64_t t1, int trigger,
+                                             unsigned nested_percent, unsigned retry_percent);
+    record                  base_record(enum operation op, uint32_t pid, uint64_t t0, uint64_t t1);
 
     // --- operations; each returns false when it does not fit the budget ---
     bool gpu_fault_migrate(actor& a);
@@ -253,21 +278,80 @@ builder::add_unmap(uint64_t t, uint32_t pid, uint64_t page, uint64_t npages, uin
 }
 
 void
-builder::add_queue(uint64_t t0, uint64_t t1, uint32_t pid, uint32_t gpu, int trigger,
-                   bool rescheduled)
+builder::queue_timeline(uint32_t pid, uint32_t gpu, std::vector<queue_call> calls)
 {
-    event& evict   = add(9, t0, pid);
-    evict.node     = gpu;
-    evict.trigger  = trigger;
-    event& restore = add(10, t1, pid);
-    restore.node   = gpu;
-    restore.flag   = rescheduled ? 'R' : 0;
+    std::stable_sort(calls.begin(), calls.end(),
+                     [](const queue_call& a, const queue_call& b) { return a.ns < b.ns; });
+    // The device queue manager's state for this process on this GPU.
+    unsigned evicted      = 0;     // qpd->evicted
+    uint64_t stopped_at   = 0;     // when the queues stopped (evicted left 0)
+    int      stop_trigger = 0;     // the trigger of the call that stopped them
+    bool     retried      = false; // a restore attempt failed while they were stopped
+    for(const auto& call : calls)
+    {
+        event& ev = add(call.what == queue_call::evict ? 9 : 10, call.ns, pid);
+        ev.node   = gpu;
+        switch(call.what)
+        {
+        case queue_call::evict:
+            ev.trigger = call.trigger;
+            if(evicted++ == 0)
+            {
+                stopped_at   = call.ns;
+                stop_trigger = call.trigger;
+                retried      = false;
+            }
+            break;
+        case queue_call::reschedule:
+            ev.flag = 'R';
+            retried = true;
+            break;
+        case queue_call::restore:
+            if(evicted == 0 || --evicted > 0) break; // still evicted by another caller
+            record r      = base_record(operation::queue_suspend, pid, stopped_at, call.ns);
+            r.node        = gpu;
+            r.trigger     = stop_trigger;
+            r.rescheduled = retried;
+            out_.records.push_back(r);
+            break;
+        }
+    }
+}
 
-    record r      = base_record(operation::queue_suspend, pid, t0, t1);
-    r.node        = gpu;
-    r.trigger     = trigger;
-    r.rescheduled = rescheduled;
-    out_.records.push_back(r);
+std::vector<builder::queue_call>
+builder::suspension_calls(uint64_t t0, uint64_t t1, int trigger, unsigned nested_percent,
+                          unsigned retry_percent)
+{
+    std::vector<queue_call> calls = {{t0, queue_call::evict, trigger},
+                                     {t1, queue_call::restore, 0}};
+    // Rescheduled restores come from the SVM and userptr restore workers, while their own
+    // eviction is outstanding: [w0, w1] is that eviction's interval, if there is one.
+    bool     worker = trigger == evict_svm || trigger == evict_userptr;
+    uint64_t w0 = t0, w1 = t1;
+    if(t1 - t0 >= 8 && rng_.chance(nested_percent))
+    {
+        // Another subsystem evicts while the queues are already evicted (SVM or userptr
+        // inside TTM, TTM inside SVM or userptr); its restore comes before the final one.
+        int inner =
+            trigger == evict_ttm ? (rng_.chance(50) ? evict_svm : evict_userptr) : evict_ttm;
+        uint64_t ti = rng_.between(t0 + 1, t1 - 4);
+        uint64_t tr = rng_.between(ti + 2, t1 - 1);
+        calls.push_back({ti, queue_call::evict, inner});
+        calls.push_back({tr, queue_call::restore, 0});
+        if(!worker && inner != evict_ttm)
+        {
+            worker = true;
+            w0     = ti;
+            w1     = tr;
+        }
+    }
+    if(worker && w1 - w0 >= 2 && rng_.chance(retry_percent))
+    {
+        uint64_t retries = rng_.between(1, 3);
+        for(uint64_t i = 0; i < retries; ++i)
+            calls.push_back({rng_.between(w0 + 1, w1 - 1), queue_call::reschedule, 0});
+    }
+    return calls;
 }
 
 // A GPU touches a page of its buffer: the range moves from RAM to VRAM inside the fault.
@@ -414,18 +498,21 @@ builder::thrash_round()
 bool
 builder::eviction_storm()
 {
-    if(!fits(2 + 3)) return false;
+    if(!fits(7)) return false; // one suspension's queue calls at most
     uint64_t start = all_clocks_max() + gap();
     uint64_t end   = start;
     for(auto& a : actors_)
     {
-        if(!fits(5)) break;
+        if(!fits(2)) break;
         uint32_t pid = pick_pid();
         uint64_t t0  = start + rng_.between(0, 20000);
         uint64_t t   = t0 + short_step();
         int trigger  = rng_.chance(85) ? evict_ttm : (rng_.chance(50) ? evict_svm : evict_userptr);
+        // Room for the most queue calls one suspension has (2 + a nested pair + 3 retries).
+        const uint64_t calls = 7;
+        if(!fits(calls)) break;
         uint64_t moves = rng_.between(1, 4);
-        for(uint64_t i = 0; i < moves && fits(3 + 2); ++i)
+        for(uint64_t i = 0; i < moves && fits(3 + calls); ++i)
         {
             uint64_t npages = pick_npages();
             uint64_t range  = a.buffer + rng_.below(64) * 0x400;
@@ -436,7 +523,7 @@ builder::eviction_storm()
             t = t1 + rng_.between(500, 3000);
         }
         uint64_t t1 = t + rng_.between(50000, 400000);
-        add_queue(t0, t1, pid, a.gpu, trigger, rng_.chance(25));
+        queue_timeline(pid, a.gpu, suspension_calls(t0, t1, trigger, 40, 60));
         end = std::max(end, t1);
     }
     set_all_clocks(end);
@@ -466,8 +553,12 @@ builder::munmap_round()
         end = std::max(end, u);
         if(with_queues)
         {
-            uint64_t t1 = u + rng_.between(20000, 200000);
-            add_queue(t0, t1, pid, a.gpu, evict_svm, rng_.chance(10));
+            // The SVM eviction around the unmap; sometimes a TTM eviction overlaps it, and
+            // the SVM restore worker may have to retry (MMU-notifier churn).
+            uint64_t t1    = u + rng_.between(20000, 200000);
+            auto     calls = suspension_calls(t0, t1, evict_svm, 15, 10);
+            if(!fits(calls.size())) calls.resize(2); // evict and restore only
+            queue_timeline(pid, a.gpu, calls);
             end = std::max(end, t1);
         }
     }
@@ -503,6 +594,10 @@ builder::step(enum scenario s)
             scenario::unmap};
         return step(kinds[rng_.below(kinds.size())]);
     }
+    case scenario::managed:
+        // Mostly streaming through the GPUs' buffers; one round in four fights over the
+        // shared ranges, so they thrash between the CPU and the GPUs.
+        return rng_.chance(25) ? thrash_round() : step(scenario::streaming);
     }
     return false;
 }
@@ -585,6 +680,7 @@ constexpr scenario_entry scenario_table[] = {
     {"streaming", scenario::streaming}, {"thrashing", scenario::thrashing},
     {"prefetch", scenario::prefetch},   {"eviction", scenario::eviction},
     {"unmap", scenario::unmap},         {"mixed", scenario::mixed},
+    {"managed", scenario::managed},
 };
 
 struct era_entry
@@ -593,8 +689,9 @@ struct era_entry
     enum era    value;
 };
 constexpr era_entry era_table[] = {
-    {"6.0", era::linux_6_0},   {"6.0-6.11", era::linux_6_0}, {"6.12", era::linux_6_12},
-    {"6.13", era::linux_6_13}, {"6.13+", era::linux_6_13},   {"2026", era::fixed_2026},
+    {"6.0", era::linux_6_0},     {"6.0-6.11", era::linux_6_0}, {"6.12", era::linux_6_12},
+    {"6.13", era::linux_6_13},   {"6.13+", era::linux_6_13},   {"2026", era::fixed_2026},
+    {"proposed", era::proposed},
 };
 } // namespace
 

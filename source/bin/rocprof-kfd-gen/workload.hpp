@@ -19,6 +19,7 @@ enum class scenario
     eviction,  // TTM eviction storms: queues evicted, VRAM migrated out, queues restored
     unmap,     // munmap() of ranges mapped on the GPUs
     mixed,     // all of the above
+    managed,   // a managed-memory application: streaming, with a few ranges thrashing
 };
 
 enum class era
@@ -27,6 +28,9 @@ enum class era
     linux_6_12, // 6.12: normal restore ends in " \0"
     linux_6_13, // 6.13+: MIGRATE_END error code, FIFO 8192, restore " \0"
     fixed_2026, // kernels fixed in 2026: normal restore ends in " 0"
+    proposed,   // the proposed change: restore " 0"; a rescheduled restore is its own
+                // id 14, "e <ns> -<pid> <node>" (no node field the emulator routes by:
+                // the log routes it with "#@ route <node>")
 };
 
 struct options

@@ -192,6 +192,30 @@ directive_route(const std::vector<std::string_view>& w, config&)
     return nullptr; // positional: applied by classify_line
 }
 
+// `wait-mask <gpu_id hex> with|without <event id hex>`: the id as the log writes it (a = 10).
+bool
+parse_mask_wait(const std::vector<std::string_view>& w, const config& cfg, mask_wait& out)
+{
+    uint32_t gpu_id = 0, id = 0;
+    if(w.size() != 4 || w[0] != "wait-mask" || !parse_gpu_id(w[1], gpu_id) ||
+       (w[2] != "with" && w[2] != "without") || !parse_gpu_id(w[3], id) || id == 0 || id > 64)
+        return false;
+    out.active = true;
+    out.gpu    = cfg.gpu_index(gpu_id);
+    out.id     = id;
+    out.with   = w[2] == "with";
+    return true;
+}
+
+const char*
+directive_wait_mask(const std::vector<std::string_view>& w, config& cfg)
+{
+    mask_wait wait;
+    if(!parse_mask_wait(w, cfg, wait))
+        return "expected: wait-mask <gpu_id hex> with|without <id hex>";
+    return nullptr; // positional: applied by the producer
+}
+
 const char*
 fault_open(const std::vector<std::string_view>& w, config& cfg)
 {
@@ -279,6 +303,7 @@ constexpr directive_entry directive_table[] = {
     {"timestamps", directive_timestamps},
     {"pace", directive_pace},
     {"route", directive_route},
+    {"wait-mask", directive_wait_mask},
     {"fault", directive_fault},
 };
 
@@ -462,6 +487,7 @@ classify_line(std::string_view line, bool too_long, const config& cfg, route_sta
             uint32_t gpu_id = 0;
             route.gpu_index = parse_gpu_id(words[1], gpu_id) ? cfg.gpu_index(gpu_id) : -1;
         }
+        if(!words.empty() && words[0] == "wait-mask") parse_mask_wait(words, cfg, out.wait);
         return out;
     }
     if(line[0] == '#') return out;

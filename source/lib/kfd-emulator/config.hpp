@@ -112,15 +112,28 @@ enum class line_kind
     unroutable, // malformed or for no emulated GPU
 };
 
+// `#@ wait-mask <gpu_id> with|without <id>`: the replay delivers the next event only once
+// the GPU's clients' masks enable (with: at least one live client) or no longer enable
+// (without: no live client) that event id.
+struct mask_wait
+{
+    bool     active = false;
+    long     gpu    = -1; // index in config::gpus
+    uint32_t id     = 0;  // 1..64
+    bool     with   = false;
+};
+
 struct classified_line
 {
     line_kind    kind = line_kind::ignored;
     parsed_event event;
     long         gpu = -1;
+    mask_wait    wait; // a `#@ wait-mask` directive line
 };
 
-// Classifies a line of the log during a pass with a final configuration (`#@ route` is the
-// only directive that matters here: it updates route).
+// Classifies a line of the log during a pass with a final configuration (`#@ route` and
+// `#@ wait-mask` are the directives that matter here: route updates `route`, wait-mask
+// fills `wait`).
 classified_line classify_line(std::string_view line, bool too_long, const config& cfg,
                               route_state& route);
 

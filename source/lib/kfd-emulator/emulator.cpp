@@ -450,6 +450,20 @@ must_wait_for_space(const config& cfg, const gpu_state& gpu, uint32_t id, uint32
     return false;
 }
 
+// `#@ wait-mask`: whether the GPU's live clients' masks now satisfy the wait (always, for
+// no wait, a GPU that is not emulated or one that vanished).
+bool
+mask_wait_done(const session& s, const mask_wait& wait)
+{
+    if(!wait.active || wait.gpu < 0 || static_cast<size_t>(wait.gpu) >= s.gpus.size()) return true;
+    const gpu_state& gpu = s.gpus[static_cast<size_t>(wait.gpu)];
+    if(gpu.vanished) return true;
+    bool enabled = false;
+    for(const client* c : gpu.clients)
+        enabled = enabled || (is_live(*c) && (c->mask & abi::event_mask(wait.id)) != 0);
+    return enabled == wait.with;
+}
+
 // Returns how many clients dropped msg because their FIFO was full.
 uint64_t
 deliver(const config& cfg, gpu_state& gpu, uint32_t id, uint32_t pid, const std::string& msg)
@@ -652,7 +666,8 @@ produce(emulator& emu, session& s)
     route_state        route;
     rewrite_rule       rule{cfg.has_self, cfg.self_pid, static_cast<uint32_t>(s.pid), s.ns_offset};
     std::string        line;
-    std::string        msg; // the message of the current line (its storage reused)
+    std::string        msg;  // the message of the current line (its storage reused)
+    mask_wait          wait; // a `#@ wait-mask` that the next event must satisfy
     bool               too_long = false;
     uint64_t           number   = 0;
     uint64_t           produced = 0;
@@ -674,11 +689,11 @@ produce(emulator& emu, session& s)
         lock.unlock();
         batch = 0;
     };
-    auto wait_in_batch = [&](auto&& wait)
+    auto wait_in_batch = [&](auto&& do_wait)
     {
         flush_wakeups(s); // what is queued must be visible while we wait
         emu.cv->notify_all();
-        wait();
+        do_wait();
     };
 
     while(true)
@@ -690,11 +705,12 @@ produce(emulator& emu, session& s)
         if(s.stop) break;
         apply_vanish_faults(cfg, s, number);
         classified_line c = classify_line(line, too_long, cfg, route);
+        if(c.wait.active) wait = c.wait;
         if(c.kind != line_kind::event) continue;
         uint32_t text_pid = 0;
         rewrite_line_into(msg, line, c.event, rule, text_pid);
-        uint32_t pid = delivery_pid(c.event, text_pid);
-        gpu_state&  gpu      = s.gpus[static_cast<size_t>(c.gpu)];
+        uint32_t   pid = delivery_pid(c.event, text_pid);
+        gpu_state& gpu = s.gpus[static_cast<size_t>(c.gpu)];
 
         if(cfg.pace == pace_kind::realtime || cfg.pace == pace_kind::rate)
         {
@@ -702,9 +718,13 @@ produce(emulator& emu, session& s)
             if(previous > steady::now())
                 wait_in_batch([&] { wait_for_schedule(emu, s, lock, previous); });
         }
-        while(!s.stop && cfg.pace == pace_kind::lossless && !gpu.vanished &&
-              must_wait_for_space(cfg, gpu, c.event.id, pid, msg.size()))
+        // The mask wait is checked under the lock that delivers: the event sees the masks
+        // the wait saw (a mask write wakes the cv; the batch so far is visible meanwhile).
+        while(!s.stop && (!mask_wait_done(s, wait) ||
+                          (cfg.pace == pace_kind::lossless && !gpu.vanished &&
+                           must_wait_for_space(cfg, gpu, c.event.id, pid, msg.size()))))
             wait_in_batch([&] { emu.cv->wait_for(lock, std::chrono::milliseconds(100)); });
+        wait = mask_wait{};
         if(s.stop) break;
         ++produced;
         // An event dropped because nobody reads is no progress for the exit wait.

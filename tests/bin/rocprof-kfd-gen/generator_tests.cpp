@@ -23,8 +23,8 @@ namespace kfd_test
 namespace
 {
 const std::vector<std::string> scenarios = {"streaming", "thrashing", "prefetch",
-                                            "eviction",  "unmap",     "mixed"};
-const std::vector<std::string> eras      = {"6.0", "6.12", "6.13", "2026"};
+                                            "eviction",  "unmap",     "mixed", "managed"};
+const std::vector<std::string> eras      = {"6.0", "6.12", "6.13", "2026", "proposed"};
 
 struct generated
 {
@@ -81,7 +81,7 @@ era_patterns(const std::string& era)
           "9" + pfx + H + " [0-5]",
           "b" + pfx + "@" + H + "\\(" + H + "\\) " + H + " [0-2]",
     };
-    bool error_code = era == "6.13" || era == "2026";
+    bool error_code = era == "6.13" || era == "2026" || era == "proposed";
     p.push_back("6" + pfx + mig + " [0-3]" + (error_code ? " -?" + D : ""));
     if(era == "6.0") p.push_back("a" + pfx + H + "( R)?");
     if(era == "6.12" || era == "6.13") p.push_back("a" + pfx + H + " (R|" + NUL + ")");
@@ -89,6 +89,12 @@ era_patterns(const std::string& era)
     {
         p.push_back("a" + pfx + H + " [R0]");
         p.push_back("[cd] " + H + " [a-z-]+"); // PROCESS_START/END (6.16+)
+    }
+    if(era == "proposed")
+    {
+        p.push_back("a" + pfx + H + " 0");
+        p.push_back("e" + pfx + H); // the rescheduled restore, an id of its own
+        p.push_back("[cd] " + H + " [a-z-]+");
     }
     std::vector<std::regex> out;
     for(const auto& text : p)
@@ -127,9 +133,21 @@ hex(const std::string& text)
     return std::stoull(text, nullptr, 16);
 }
 
+// The queues of one process on one GPU as the kernel keeps them: evictions nest
+// (qpd->evicted counts kfd_process_evict_queues() calls), only the restore that brings the
+// count to zero runs the queues again, and an 'R' restore (a failed, rescheduled attempt)
+// changes nothing but says the suspension was retried.
+struct queue_state
+{
+    unsigned                 evicted = 0;
+    std::vector<std::string> first; // the eviction that stopped the queues
+    bool                     retried = false;
+};
+
 struct pairing
 {
     std::vector<std::string>                                    records;
+    std::map<std::string, queue_state>                          queues;
     std::map<std::string, std::deque<std::vector<std::string>>> open;
     std::map<std::string, size_t>                               starts; // per operation
     size_t                                                      unpaired_ends = 0;
@@ -150,7 +168,7 @@ pair_line(pairing& p, const std::string& line)
     static const std::regex migrate("^([56]) (\\d+) -(\\d+) @(" + H + ")\\((" + H + ")\\) (" + H +
                                     ")->(" + H + ")(?: (" + H + "):(" + H + "))? (\\d)(?: .*)?$");
     static const std::regex fault("^([78]) (\\d+) -(\\d+) @(" + H + ")\\((" + H + ")\\) ([RWMU])$");
-    static const std::regex queue("^(9|a) (\\d+) -(\\d+) (" + H + ")(?: (\\S+))?$");
+    static const std::regex queue("^(9|a|e) (\\d+) -(\\d+) (" + H + ")(?: (\\S+))?$");
     static const std::regex unmap("^b (\\d+) -(\\d+) @(" + H + ")\\((" + H + ")\\) (" + H +
                                   ") (\\d)$");
     std::smatch             m;
@@ -212,21 +230,33 @@ pair_line(pairing& p, const std::string& line)
     }
     else if(std::regex_match(shown, m, queue))
     {
-        std::string              key = "Q" + std::string(m[3]) + "/" + std::string(m[4]);
-        std::vector<std::string> f(m.begin(), m.end());
+        std::string  key = "Q" + std::string(m[3]) + "/" + std::string(m[4]);
+        queue_state& q   = p.queues[key];
         if(m[1] == "9")
         {
-            p.open[key].push_back(f);
-            ++p.starts["QUEUE_SUSPEND"];
+            if(q.evicted++ == 0)
+            {
+                q.first   = std::vector<std::string>(m.begin(), m.end());
+                q.retried = false;
+                ++p.starts["QUEUE_SUSPEND"];
+            }
             return;
         }
-        close(key, "QUEUE_SUSPEND",
-              [&](const std::vector<std::string>& s)
-              {
-                  return join({"QUEUE_SUSPEND", s[3], s[2], std::string(m[2]),
-                               std::to_string(hex(s[4])), "", "", "", s[5], "", "", "", "",
-                               m[5] == "R" ? "1" : "0"});
-              });
+        if(q.evicted == 0)
+        {
+            ++p.unpaired_ends; // a restore (or retry) of queues that were not evicted
+            return;
+        }
+        if(m[5] == "R" || m[1] == "e") // id 14 here is always the rescheduled restore
+        {
+            q.retried = true;
+            return;
+        }
+        if(--q.evicted > 0) return;
+        const auto& s = q.first;
+        p.records.push_back(
+            join({"QUEUE_SUSPEND", s[3], s[2], std::string(m[2]), std::to_string(hex(s[4])), "", "",
+                  "", s[5], "", "", "", "", q.retried ? "1" : "0"}));
     }
     else if(std::regex_match(shown, m, unmap))
     {
@@ -322,7 +352,13 @@ TEST(Generator, ErasDifferWhereTheKernelsDo)
     EXPECT_TRUE(has("6.13", "^a .* " + NUL + "$"));
     EXPECT_TRUE(has("2026", "^a .* 0$"));
     for(const auto& era : eras)
+    {
+        if(era == "proposed") continue; // its rescheduled restores are id 14
         EXPECT_TRUE(has(era, "^a .* R$")) << era;
+    }
+    EXPECT_FALSE(has("proposed", "^a .* R$"));
+    EXPECT_TRUE(has("proposed", "^e \\d+ -\\d+ [0-9a-f]+$"));
+    EXPECT_TRUE(has("proposed", "^a .* 0$"));
     EXPECT_TRUE(has("6.12", "^6 \\d+ -\\d+ \\S+ \\S+ [0-3]$"));
     EXPECT_TRUE(has("6.13", "^6 \\d+ -\\d+ \\S+ \\S+ [0-3] -?\\d+$"));
     EXPECT_NE(logs["6.0"].find("#@ fifo 1024"), std::string::npos);
@@ -372,7 +408,8 @@ TEST(Generator, TimestampsNeverGoBackwards)
 TEST(Generator, ExpectedRecordsEqualAnIndependentPairing)
 {
     for(const auto& scenario : scenarios)
-        for(const auto& era : {std::string("6.0"), std::string("6.13"), std::string("2026")})
+        for(const auto& era :
+            {std::string("6.0"), std::string("6.13"), std::string("2026"), std::string("proposed")})
         {
             auto g      = generate({"--scenario", scenario, "--era", era, "--gpus", "3", "--events",
                                     "800", "--other-pids", "2", "--seed", "9"});
@@ -387,6 +424,8 @@ TEST(Generator, ExpectedRecordsEqualAnIndependentPairing)
             EXPECT_EQ(p.unpaired_ends, 0u) << scenario;
             for(const auto& [key, q] : p.open)
                 EXPECT_TRUE(q.empty()) << scenario << ": start without end " << key;
+            for(const auto& [key, q] : p.queues)
+                EXPECT_EQ(q.evicted, 0u) << scenario << ": queues left evicted " << key;
             EXPECT_EQ(sorted(expect), sorted(p.records)) << scenario << " era " << era;
 
             // One record per start event (per unmap for UNMAP_FROM_GPU), per operation.
@@ -395,6 +434,47 @@ TEST(Generator, ExpectedRecordsEqualAnIndependentPairing)
                 ++per_op[line.substr(0, line.find(','))];
             EXPECT_EQ(per_op, p.starts) << scenario;
         }
+}
+
+TEST(Generator, QueueEvictionsNestAndRetriesLeaveTheQueuesEvicted)
+{
+    // The kernel's shapes: an eviction of another trigger while the queues are already
+    // evicted, and a rescheduled restore ('R') followed later by the real restore, in every
+    // era; the expected records span from the first eviction to the last restore.
+    for(const auto& era : eras)
+    {
+        auto g = generate({"--scenario", "eviction", "--era", era, "--gpus", "2", "--events", "600",
+                           "--seed", "5"});
+        std::regex                 queue("^(9|a|e) (\\d+) -(\\d+) ([0-9a-f]+)(?: (\\S+))?$");
+        std::map<std::string, int> depth;
+        std::map<std::string, std::string> first_trigger;
+        std::map<std::string, bool>        retried;
+        bool                               nested_other_trigger = false, retry_then_restore = false;
+        for(const auto& line : event_lines(g.log))
+        {
+            std::smatch m;
+            std::string shown = visible_nul(line);
+            if(!std::regex_match(shown, m, queue)) continue;
+            std::string key = std::string(m[3]) + "/" + std::string(m[4]);
+            if(m[1] == "9")
+            {
+                if(depth[key]++ == 0)
+                    first_trigger[key] = m[5];
+                else if(m[5] != first_trigger[key])
+                    nested_other_trigger = true;
+                continue;
+            }
+            ASSERT_GT(depth[key], 0) << era << ": restore of queues not evicted: " << shown;
+            if(m[5] == "R" || m[1] == "e")
+                retried[key] = true;
+            else if(--depth[key] == 0 && retried[key])
+                retry_then_restore = true;
+            if(depth[key] == 0) retried[key] = false;
+        }
+        EXPECT_TRUE(nested_other_trigger) << era;
+        EXPECT_TRUE(retry_then_restore) << era;
+        EXPECT_NE(g.expect.find(",1\n"), std::string::npos) << era; // a rescheduled record
+    }
 }
 
 TEST(Generator, ScenariosHaveTheirCharacter)

@@ -172,47 +172,62 @@ TEST(kfd_allocation, parser_splitter_and_raw_records_never_allocate)
     EXPECT_EQ(splitter.pending(), 7u);
 }
 
-TEST(kfd_allocation, pairing_allocates_only_to_store_starts)
+TEST(kfd_allocation, pairing_allocates_only_when_its_table_grows)
 {
     pairing_engine engine{16};
     record_t       out{};
     const event    start = parsed("7 100 -1 @10(1ea0) R");
     const event    end   = parsed("8 200 -1 @10(1ea0) M");
+    const event    evict = parsed("9 100 -1 1ea0 0");
     const event    unmap = parsed("b 1 -2 @10(1) 1 0");
     const event    vm    = parsed("1 2a3f:python3");
-
-    // warm up the bucket array
-    engine.process(start, out);
-    engine.process(end, out);
 
     EXPECT_EQ(allocations_during([&] { EXPECT_TRUE(engine.process(unmap, out)); }), 0u);
     EXPECT_EQ(allocations_during([&] { EXPECT_FALSE(engine.process(vm, out)); }), 0u);
     EXPECT_EQ(allocations_during([&] { EXPECT_FALSE(engine.process(end, out)); }), 0u); // orphan
+    // the first start sizes the table (16 starts: 32 slots at once)
     EXPECT_EQ(allocations_during([&] { EXPECT_FALSE(engine.process(start, out)); }), 1u);
+    EXPECT_EQ(engine.capacity(), 32u);
+    // from then on: no allocation per start, end, nesting or gap
     EXPECT_EQ(allocations_during([&] { EXPECT_FALSE(engine.process(start, out)); }), 0u); // dup
     EXPECT_EQ(allocations_during([&] { EXPECT_TRUE(engine.process(end, out)); }), 0u);
+    EXPECT_EQ(allocations_during(
+                  [&]
+                  {
+                      for(int i = 0; i < 100; ++i)
+                      {
+                          engine.process(start, out);
+                          engine.process(evict, out);
+                      }
+                      engine.invalidate(rocprofiler::kfd::pair_kind_all);
+                  }),
+              0u);
     EXPECT_EQ(allocations_during([&] { engine.finish(); }), 0u);
 }
 
 TEST(kfd_allocation, pairing_absorbs_allocation_failure)
 {
-    pairing_engine engine{16};
+    pairing_engine engine{1000};
     record_t       out{};
-    ASSERT_FALSE(engine.process(parsed("9 100 -1 1ea0 0"), out)); // stored normally
+    // 32 starts fill the first table (64 slots) to half: the 33rd needs a bigger one
+    for(int page = 0; page < 32; ++page)
+        ASSERT_FALSE(engine.process(
+            parsed("7 " + std::to_string(100 + page) + " -1 @" + std::to_string(page) + "(1ea0) R"),
+            out));
+    ASSERT_EQ(engine.capacity(), 64u);
 
     // events parsed before: gtest may allocate, so nothing but process() runs while failing
-    const event new_start   = parsed("7 100 -1 @10(1ea0) R");
-    const event replacement = parsed("9 110 -1 1ea0 1");
-    const event restore     = parsed("a 200 -1 1ea0");
+    const event new_start   = parsed("7 200 -1 @40(1ea0) R");
+    const event evict       = parsed("9 210 -1 1ea0 1");
+    const event restore     = parsed("a 220 -1 1ea0");
     const event unmap       = parsed("b 1 -2 @10(1) 1 0");
     bool        produced[4] = {true, true, false, false};
     with_failing_allocations(
         [&]
         {
-            // a new start cannot be stored: dropped and counted, nothing thrown
+            // the table cannot grow: the oldest start ages out to make room, nothing thrown
             produced[0] = engine.process(new_start, out);
-            // replacements, ends and unmaps need no memory and keep working
-            produced[1] = engine.process(replacement, out);
+            produced[1] = engine.process(evict, out);
             produced[2] = engine.process(restore, out);
             produced[3] = engine.process(unmap, out);
         });
@@ -220,14 +235,18 @@ TEST(kfd_allocation, pairing_absorbs_allocation_failure)
     EXPECT_FALSE(produced[1]);
     EXPECT_TRUE(produced[2]);
     EXPECT_TRUE(produced[3]);
-    EXPECT_EQ(engine.counters().starts_aged_out, 2u); // the failed start + the replaced one
+    EXPECT_EQ(engine.capacity(), 64u);
+    EXPECT_EQ(engine.counters().starts_aged_out, 2u); // pages 0 and 1 made room
     EXPECT_EQ(engine.counters().records, 2u);
-    EXPECT_EQ(engine.outstanding(), 0u);
+    EXPECT_EQ(engine.outstanding(), 31u);
 
-    // the failed start's end is an orphan; memory back: normal service
-    EXPECT_FALSE(engine.process(parsed("8 200 -1 @10(1ea0) M"), out));
+    // the aged-out start's end is an orphan; the newest pairs; memory back: the table grows
+    EXPECT_FALSE(engine.process(parsed("8 300 -1 @0(1ea0) M"), out));
     EXPECT_EQ(engine.counters().ends_without_start, 1u);
-    EXPECT_FALSE(engine.process(parsed("7 300 -1 @10(1ea0) R"), out));
-    EXPECT_TRUE(engine.process(parsed("8 400 -1 @10(1ea0) M"), out));
-    EXPECT_EQ(out.start_timestamp, 300u);
+    EXPECT_TRUE(engine.process(parsed("8 300 -1 @40(1ea0) M"), out));
+    EXPECT_EQ(out.start_timestamp, 200u);
+    for(int page = 100; page < 110; ++page)
+        EXPECT_FALSE(engine.process(parsed("7 400 -1 @" + std::to_string(page) + "(1ea0) R"), out));
+    EXPECT_EQ(engine.capacity(), 128u);
+    EXPECT_EQ(engine.counters().starts_aged_out, 2u);
 }

@@ -10,6 +10,11 @@
 //                      records were emplaced by then (via flush) as "stopped_with,N"
 //   E2E_POLICY=discard|lossless, E2E_BUFFER_BYTES=N
 //   E2E_TOGGLE=N       a thread stops and restarts the context N times while events flow
+//   E2E_GAP_MARKERS=1  a second context, always started, receives raw UNMAP_FROM_GPU
+//                      events as markers; a thread stops the main context once the first
+//                      marker arrived and starts it again once the second did (before any
+//                      E2E_TOGGLE toggles). With `#@ wait-mask` in the log around the lines
+//                      between the markers, the gap is the same on every run.
 //   E2E_FINALIZE_AFTER=N  call the SDK's finalize function from inside the callback once N
 //                        records were delivered (the SDK must defer it, not deadlock)
 //   E2E_CALLBACK=slow|throw|hang|exit (exit: calls exit(0) from the first callback)
@@ -24,6 +29,7 @@
 #include <atomic>
 #include <chrono>
 #include <cinttypes>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -64,6 +70,19 @@ uint64_t                      finalize_after    = 0;
 std::atomic<int>              finalize_calls{0};
 std::thread*                  toggler    = nullptr;
 uint64_t                      stop_after = 0;
+rocprofiler_context_id_t      marker_ctx{};
+rocprofiler_buffer_id_t       marker_buffer{};
+std::mutex                    marker_mutex;
+std::condition_variable       marker_cv;
+uint64_t                      markers = 0; // under marker_mutex
+
+// Waits until `n` markers arrived (bounded, so that a broken run fails instead of hanging).
+bool
+wait_for_markers(uint64_t n)
+{
+    std::unique_lock<std::mutex> lock{marker_mutex};
+    return marker_cv.wait_for(lock, std::chrono::seconds{30}, [n] { return markers >= n; });
+}
 
 std::string
 pid_text(uint32_t pid)
@@ -123,9 +142,16 @@ format_raw(const rocprofiler_kfd_event_record_t& r)
 }
 
 void
-on_records(rocprofiler_context_id_t, rocprofiler_buffer_id_t, rocprofiler_record_header_t** headers,
-           size_t count, void*, uint64_t drop_count)
+on_records(rocprofiler_context_id_t, rocprofiler_buffer_id_t buffer,
+           rocprofiler_record_header_t** headers, size_t count, void*, uint64_t drop_count)
 {
+    if(marker_buffer.handle != 0 && buffer.handle == marker_buffer.handle)
+    {
+        std::lock_guard<std::mutex> lock{marker_mutex};
+        markers += count;
+        marker_cv.notify_all();
+        return;
+    }
     drops += drop_count;
     {
         std::lock_guard<std::mutex> guard{lock_of_lines()};
@@ -231,13 +257,34 @@ tool_init(rocprofiler_client_finalize_t fini, void*)
             ctx, ROCPROFILER_BUFFER_TRACING_KFD_EVENT, nullptr, 0, raw_buffer);
         add_line("configure_raw," + std::to_string(raw));
     }
-    add_line("start," + std::to_string(rocprofiler_start_context(ctx)));
-    if(const char* toggles = getenv("E2E_TOGGLE"))
+    const bool gap_markers = getenv("E2E_GAP_MARKERS") != nullptr;
+    if(gap_markers)
     {
-        int n   = atoi(toggles);
+        rocprofiler_create_context(&marker_ctx);
+        rocprofiler_create_buffer(marker_ctx, 65536, 0, ROCPROFILER_BUFFER_POLICY_LOSSLESS,
+                                  on_records, nullptr, &marker_buffer);
+        rocprofiler_tracing_operation_t unmap  = ROCPROFILER_KFD_EVENT_UNMAP_FROM_GPU;
+        auto                            status = rocprofiler_configure_buffer_tracing_service(
+                                       marker_ctx, ROCPROFILER_BUFFER_TRACING_KFD_EVENT, &unmap, 1, marker_buffer);
+        add_line("configure_markers," + std::to_string(status));
+        add_line("start_markers," + std::to_string(rocprofiler_start_context(marker_ctx)));
+    }
+    add_line("start," + std::to_string(rocprofiler_start_context(ctx)));
+    const char* toggles = getenv("E2E_TOGGLE");
+    if(toggles || gap_markers)
+    {
+        int n   = toggles ? atoi(toggles) : 0;
         toggler = new std::thread(
-            [n]
+            [n, gap_markers]
             {
+                if(gap_markers)
+                {
+                    // What came before the first marker was read while the context ran.
+                    if(!wait_for_markers(1)) add_line("gap_timeout,1");
+                    add_line("gap_stop," + std::to_string(rocprofiler_stop_context(ctx)));
+                    if(!wait_for_markers(2)) add_line("gap_timeout,2");
+                    add_line("gap_start," + std::to_string(rocprofiler_start_context(ctx)));
+                }
                 int failures = 0;
                 for(int i = 0; i < n; ++i)
                 {
@@ -276,10 +323,12 @@ tool_fini(void*)
                  "stats,received=%" PRIu64 ",malformed=%" PRIu64 ",other_process=%" PRIu64
                  ",emitted=%" PRIu64 ",ends_without_start=%" PRIu64 ",aged_out=%" PRIu64
                  ",never_ended=%" PRIu64 ",dropped=%" PRIu64 ",kernel_drops=%" PRIu64
-                 ",saturations=%" PRIu64,
+                 ",saturations=%" PRIu64 ",lost_in_gap=%" PRIu64 ",timed_out=%" PRIu64
+                 ",trigger_mismatches=%" PRIu64 ",out_of_range=%" PRIu64,
                  s.events_received, s.lines_malformed, s.events_other_process, s.records_emitted,
                  s.ends_without_start, s.starts_aged_out, s.starts_never_ended, s.records_dropped,
-                 s.kernel_reported_drops, s.fifo_saturations);
+                 s.kernel_reported_drops, s.fifo_saturations, s.starts_lost_in_gap,
+                 s.starts_timed_out, s.migrate_trigger_mismatches, s.fields_out_of_range);
         add_line(text);
     }
     add_line("buffer_drops," + std::to_string(drops.load()));

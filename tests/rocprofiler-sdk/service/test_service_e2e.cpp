@@ -49,6 +49,18 @@ replay(const std::string& log, std::vector<std::pair<std::string, std::string>> 
 {
     scratch_dir dir;
     write_file(dir.file("events.log"), log);
+    // The SDK must know the emulated FIFO's size (else it takes the host kernel's): a read
+    // it wrongly took for a full FIFO would drop outstanding starts.
+    bool has_fifo = false;
+    for(const auto& [name, value] : env)
+        has_fifo = has_fifo || name == "ROCPROFILER_KFD_FIFO_BYTES";
+    if(!has_fifo)
+    {
+        auto at = log.find("#@ fifo ");
+        env.emplace_back("ROCPROFILER_KFD_FIFO_BYTES",
+                         at == std::string::npos ? "8192"
+                                                 : log.substr(at + 8, log.find('\n', at) - at - 8));
+    }
     env.emplace_back("LD_PRELOAD", emulator + ":" + tool);
     env.emplace_back("KFD_EMULATOR_LOG", dir.file("events.log"));
     env.emplace_back("KFD_EMULATOR_STATS", dir.file("stats.json"));
@@ -115,7 +127,8 @@ const std::string variants_log =
     "9 4400 -4242 2b4c 3\n"
     "a 4500 -4242 2b4c 0\n"
     "9 4600 -4242 2b4c 1\n"
-    "a 4700 -4242 2b4c R\n"
+    "a 4700 -4242 2b4c R\n" // rescheduled: the queues stay evicted
+    "a 4800 -4242 2b4c 0\n"
     "b 5000 -4242 @7f93ac200(200) 1ea0 2\n"
     "8 6000 -4242 @1234(1ea0) M\n"
     "7 6100 -4242 @5678(1ea0) R\n";
@@ -128,7 +141,7 @@ const std::vector<std::string> variants_records = {
     "queue,SELF,4000,4100,1ea0,0,0",
     "queue,SELF,4200,4300,1ea0,2,0",
     "queue,SELF,4400,4500,2b4c,3,0",
-    "queue,SELF,4600,4700,2b4c,1,1",
+    "queue,SELF,4600,4800,2b4c,1,1",
     "unmap,SELF,5000,5000,1ea0,7f93ac200000,7f93ac400000,2",
 };
 } // namespace
@@ -140,7 +153,7 @@ TEST(service_e2e, every_variant_gives_exactly_the_expected_records)
     EXPECT_EQ(out.values["configure"], "0");
     EXPECT_EQ(out.values["start"], "0");
     EXPECT_EQ(out.records, sorted(variants_records));
-    EXPECT_EQ(out.stats["received"], 19u);
+    EXPECT_EQ(out.stats["received"], 20u);
     EXPECT_EQ(out.stats["emitted"], 9u);
     EXPECT_EQ(out.stats["ends_without_start"], 1u);
     EXPECT_EQ(out.stats["never_ended"], 1u);
@@ -173,7 +186,7 @@ TEST(service_e2e, raw_events_arrive_unpaired_with_their_ids)
     auto out = replay(variants_log, {{"E2E_RAW", "1"}});
     ASSERT_EQ(out.exit_code, 0);
     EXPECT_EQ(out.values["configure_raw"], "0");
-    ASSERT_EQ(out.raw.size(), 19u);
+    ASSERT_EQ(out.raw.size(), 20u);
     std::map<int, int> per_id;
     for(const auto& line : out.raw)
         per_id[std::stoi(line.substr(4))] += 1;
@@ -182,7 +195,7 @@ TEST(service_e2e, raw_events_arrive_unpaired_with_their_ids)
     EXPECT_EQ(per_id[5], 2);
     EXPECT_EQ(per_id[6], 2);
     EXPECT_EQ(per_id[9], 4);
-    EXPECT_EQ(per_id[10], 4);
+    EXPECT_EQ(per_id[10], 5);
     EXPECT_EQ(per_id[11], 1);
     EXPECT_EQ(out.records.size(), 9u); // pairing is unaffected
 }
@@ -463,4 +476,96 @@ TEST(service_e2e, exit_called_from_inside_a_callback_finishes_cleanly)
     EXPECT_EQ(out.values["callbacks"], "1"); // the tool's finalize ran (it wrote the file)
     EXPECT_EQ(printed.find("FINALIZED TWICE"), std::string::npos) << printed;
     EXPECT_FALSE(out.records.empty()); // what the callback recorded before exiting
+}
+
+// ---------------------------------------------------------------- the kernel's model, end to end
+//
+// Expected records written from the kernel's rules (kfd-smi-interface.md, "Pairing facts").
+
+TEST(service_e2e, nested_evictions_and_rescheduled_restores_make_the_kernels_suspensions)
+{
+    const std::string log = "#@ gpu 1ea0\n#@ self 4242\n#@ timestamps keep\n"
+                            // SVM eviction, userptr eviction inside it, two restores
+                            "9 100 -4242 1ea0 0\n"
+                            "9 200 -4242 1ea0 1\n"
+                            "a 300 -4242 1ea0\n"
+                            "a 400 -4242 1ea0\n"
+                            // a restore attempt rescheduled twice (R, then id 14), then done
+                            "9 500 -4242 1ea0 2\n"
+                            "a 600 -4242 1ea0 R\n"
+                            "e 650 -4242 1ea0\n"
+                            "a 700 -4242 1ea0 0\n";
+    auto out = replay(log);
+    ASSERT_EQ(out.exit_code, 0);
+    EXPECT_EQ(out.records, sorted({"queue,SELF,100,400,1ea0,0,0", "queue,SELF,500,700,1ea0,2,1"}));
+    EXPECT_EQ(out.stats["ends_without_start"], 0u);
+    EXPECT_EQ(out.stats["aged_out"], 0u);
+    EXPECT_EQ(out.stats["never_ended"], 0u);
+    EXPECT_EQ(out.stats["lost_in_gap"], 0u);
+    EXPECT_EQ(out.stats["received"], 8u);
+}
+
+TEST(service_e2e, stopped_context_never_pairs_across_the_gap)
+{
+    // Issue 7, case 3: evict at 0, restore at 500 ms, evict at 1000 ms, restore at 1500 ms;
+    // the context stops at 250 ms and starts again at 1250 ms (the unmap markers drive the
+    // tool; `#@ wait-mask` holds the replay so the middle lines always fall in the gap).
+    // Neither suspension can be reported: the first lost its end, the second its start.
+    // A fault after the restart pairs normally.
+    const std::string log = "#@ gpu 1ea0\n#@ self 4242\n#@ timestamps keep\n"
+                            "#@ wait-mask 1ea0 with 9\n" // the main context has started
+                            "9 1000000000 -4242 1ea0 2\n"
+                            "b 1250000000 -4242 @100(1) 1ea0 0\n" // marker 1: stop
+                            "#@ wait-mask 1ea0 without 9\n"
+                            "a 1500000000 -4242 1ea0\n"
+                            "9 2000000000 -4242 1ea0 1\n"
+                            "b 2250000000 -4242 @200(1) 1ea0 0\n" // marker 2: start
+                            "#@ wait-mask 1ea0 with 9\n"
+                            "a 2500000000 -4242 1ea0\n"
+                            "7 2600000000 -4242 @300(1ea0) R\n"
+                            "8 2600001000 -4242 @300(1ea0) M\n";
+    // The main context traces everything but unmaps: the markers' records would race with the
+    // stop their raw copies trigger.
+    auto out = replay(log, {{"E2E_GAP_MARKERS", "1"}, {"E2E_OPS", "1,2,3"}});
+    ASSERT_EQ(out.exit_code, 0);
+    EXPECT_EQ(out.values["gap_stop"], "0");
+    EXPECT_EQ(out.values["gap_start"], "0");
+    EXPECT_EQ(out.values.count("gap_timeout"), 0u);
+    EXPECT_EQ(out.records, sorted({"fault,SELF,2600000000,2600001000,1ea0,300000,1,1"}));
+    EXPECT_EQ(out.stats["lost_in_gap"], 1u);        // the eviction at 0
+    EXPECT_EQ(out.stats["ends_without_start"], 1u); // the restore at 1500 ms
+    EXPECT_EQ(out.stats["never_ended"], 0u);
+    // the kernel (emulator) really withheld the two lines of the gap
+    EXPECT_NE(out.emulator_stats.find("\"filtered_mask\":2"), std::string::npos)
+        << out.emulator_stats;
+}
+
+TEST(service_e2e, start_before_a_saturated_read_is_dropped_not_paired_after_it)
+{
+    // A read of a (nearly) full FIFO means the kernel probably dropped what came next, so
+    // no start seen before it may pair with an end read after it. Deterministic: 256-byte
+    // FIFOs replayed losslessly; the 210-byte VM fault line only fits with the fault start
+    // before it, and the fault end only after the reader took both (a read of > 160 bytes:
+    // saturated for a 256-byte FIFO).
+    const std::string task(200, 'p');
+    const std::string log = "#@ gpu 1ea0\n#@ self 77\n#@ timestamps keep\n#@ fifo 256\n"
+                            "7 100 -77 @10(1ea0) R\n"
+                            "1 4d:" +
+                            task +
+                            "\n"
+                            "8 200 -77 @10(1ea0) M\n"
+                            "7 300 -77 @20(1ea0) R\n"
+                            "8 400 -77 @20(1ea0) M\n";
+    std::string printed;
+    auto        out = replay(log, {{"E2E_RAW", "1"}}, app, &printed);
+    ASSERT_EQ(out.exit_code, 0);
+    EXPECT_EQ(out.records, sorted({"fault,SELF,300,400,1ea0,20000,1,1"}));
+    // the exit warning says so
+    EXPECT_NE(printed.find("1 starts dropped at a gap in the stream"), std::string::npos)
+        << printed;
+    EXPECT_GE(out.stats["saturations"], 1u);
+    EXPECT_EQ(out.stats["lost_in_gap"], 1u);
+    EXPECT_EQ(out.stats["ends_without_start"], 1u);
+    EXPECT_EQ(out.stats["received"], 5u);
+    EXPECT_EQ(out.stats["malformed"], 0u);
 }

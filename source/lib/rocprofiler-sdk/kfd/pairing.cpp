@@ -1,9 +1,10 @@
 // MIT License - see LICENSE.
 //
-// Pairing engine (rules in pairing.hpp). Outstanding starts live in an unordered_map whose
-// values also form an intrusive doubly-linked list in arrival order, so that the oldest start
-// is found in O(1) when the cap is reached. Node addresses of an unordered_map are stable
-// across rehashing, which is what makes the intrusive links safe.
+// Pairing engine (rules in pairing.hpp). Outstanding starts live in one open-addressing
+// table (linear probing, at most half full, backward-shift deletion so that there are no
+// tombstones). Each kind's starts also form a doubly-linked list in arrival order through
+// slot indices: the oldest start of a kind (age bound) and of all kinds (cap) is found in
+// O(1). Moving a slot during deletion or growth re-points its neighbours' links.
 #include "rocprofiler-sdk/kfd/pairing.hpp"
 
 #include "common/kfd_abi.hpp"
@@ -17,15 +18,7 @@ namespace
 {
 using record_t = rocprofiler_buffer_tracing_page_migration_record_t;
 
-// Trigger fields are C enums; the kernel's value is stored as printed, even when it is not
-// one of the enumerators, which a static_cast to the enum type would not allow.
-template <typename Enum>
-void
-store_trigger(Enum& field, int32_t value) noexcept
-{
-    static_assert(sizeof(Enum) == sizeof(int32_t), "trigger fields are 32-bit");
-    std::memcpy(&field, &value, sizeof(value));
-}
+constexpr size_t initial_capacity = 64;
 
 // Zeroes the whole record (no stale bytes in the union or padding) and fills the header.
 void
@@ -56,133 +49,361 @@ mix(uint64_t hash, uint64_t value) noexcept
     x          = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
     return x ^ (x >> 31);
 }
-} // namespace
-
-bool
-pairing_engine::start_key::operator==(const start_key& other) const noexcept
-{
-    return kind == other.kind && pid == other.pid && node_a == other.node_a &&
-           node_b == other.node_b && page == other.page && npages == other.npages;
-}
 
 size_t
-pairing_engine::start_key_hash::operator()(const start_key& key) const noexcept
+power_of_two_at_least(size_t n) noexcept
 {
-    uint64_t hash = static_cast<uint64_t>(key.kind);
-    hash          = mix(hash, (uint64_t{key.pid} << 32) | key.node_a);
-    hash          = mix(hash, key.node_b);
-    hash          = mix(hash, key.page);
-    hash          = mix(hash, key.npages);
-    return static_cast<size_t>(hash);
+    size_t p = 1;
+    while(p < n && p < (size_t{1} << 40))
+        p <<= 1;
+    return p;
 }
 
-pairing_engine::pairing_engine(size_t max_outstanding)
-    : m_max_outstanding{max_outstanding == 0 ? 1 : max_outstanding}
+// Copies a checked trigger into a record's C enum field.
+template <typename Enum>
+void
+store_trigger(Enum& field, int32_t value) noexcept
 {
+    static_assert(sizeof(Enum) == sizeof(int32_t), "trigger fields are 32-bit");
+    field = static_cast<Enum>(value); // value is one of the enum's declared values or -1
+}
+} // namespace
+
+uint32_t
+pair_kinds_of_mask(uint64_t event_mask) noexcept
+{
+    auto has = [event_mask](uint32_t id) { return (event_mask & kfd_abi::event_mask(id)) != 0; };
+    uint32_t kinds = 0;
+    if(has(kfd_abi::event_page_fault_start) || has(kfd_abi::event_page_fault_end))
+        kinds |= pair_kind_page_fault;
+    if(has(kfd_abi::event_migrate_start) || has(kfd_abi::event_migrate_end))
+        kinds |= pair_kind_page_migrate;
+    if(has(kfd_abi::event_queue_eviction) || has(kfd_abi::event_queue_restore))
+        kinds |= pair_kind_queue_suspend;
+    return kinds;
+}
+
+pairing_engine::pairing_engine(size_t max_outstanding, age_bounds bounds)
+    : m_max_outstanding{max_outstanding == 0 ? 1 : max_outstanding}, m_bounds{bounds}
+{
+    m_max_capacity = power_of_two_at_least(m_max_outstanding * 2);
+    if(m_max_capacity < 2) m_max_capacity = 2;
 }
 
 pairing_engine::pairing_engine(pairing_engine&& other) noexcept
-    : m_max_outstanding{other.m_max_outstanding}, m_starts{std::move(other.m_starts)}
-      // moves the nodes: the links stay valid
-      ,
-      m_oldest{other.m_oldest}, m_newest{other.m_newest}, m_counters{other.m_counters}
+    : m_max_outstanding{other.m_max_outstanding}, m_max_capacity{other.m_max_capacity},
+      m_bounds{other.m_bounds}, m_slots{std::move(other.m_slots)}, m_count{other.m_count},
+      m_arrivals{other.m_arrivals}, m_newest{other.m_newest},
+      m_queue_resync_pending{other.m_queue_resync_pending},
+      m_queue_resync_until{other.m_queue_resync_until}, m_counters{other.m_counters}
 {
-    other.m_starts.clear();
-    other.m_oldest = nullptr;
-    other.m_newest = nullptr;
+    for(size_t i = 0; i < kind_count; ++i)
+        m_lists[i] = other.m_lists[i], other.m_lists[i] = arrival_list{};
+    other.m_slots.clear();
+    other.m_count = 0;
 }
 
 pairing_engine&
 pairing_engine::operator=(pairing_engine&& other) noexcept
 {
     if(this == &other) return *this;
-    m_max_outstanding = other.m_max_outstanding;
-    m_starts          = std::move(other.m_starts); // std::allocator: the nodes move over
-    m_oldest          = other.m_oldest;
-    m_newest          = other.m_newest;
-    m_counters        = other.m_counters;
-    other.m_starts.clear();
-    other.m_oldest = nullptr;
-    other.m_newest = nullptr;
+    m_max_outstanding      = other.m_max_outstanding;
+    m_max_capacity         = other.m_max_capacity;
+    m_bounds               = other.m_bounds;
+    m_slots                = std::move(other.m_slots);
+    m_count                = other.m_count;
+    m_arrivals             = other.m_arrivals;
+    m_newest               = other.m_newest;
+    m_queue_resync_pending = other.m_queue_resync_pending;
+    m_queue_resync_until   = other.m_queue_resync_until;
+    m_counters             = other.m_counters;
+    for(size_t i = 0; i < kind_count; ++i)
+        m_lists[i] = other.m_lists[i], other.m_lists[i] = arrival_list{};
+    other.m_slots.clear();
+    other.m_count = 0;
     return *this;
 }
 
-pairing_engine::start_key
+// ---------------------------------------------------------------- keys
+
+pairing_engine::key
 pairing_engine::fault_key(const event& ev) noexcept
 {
-    start_key key{};
-    key.kind   = start_kind::page_fault;
-    key.pid    = ev.pid;
-    key.node_a = ev.node;
-    key.page   = ev.page;
-    return key;
+    key k{};
+    k.what   = kind::page_fault;
+    k.pid    = ev.pid;
+    k.node_a = ev.node;
+    k.page   = ev.page;
+    return k;
 }
 
-pairing_engine::start_key
+pairing_engine::key
 pairing_engine::migrate_key(const event& ev) noexcept
 {
-    start_key key{};
-    key.kind   = start_kind::page_migrate;
-    key.pid    = ev.pid;
-    key.node_a = ev.from_node;
-    key.node_b = ev.to_node;
-    key.page   = ev.page;
-    key.npages = ev.npages;
-    return key;
+    key k{};
+    k.what   = kind::page_migrate;
+    k.pid    = ev.pid;
+    k.node_a = ev.from_node;
+    k.node_b = ev.to_node;
+    k.page   = ev.page;
+    k.npages = ev.npages;
+    return k;
 }
 
-pairing_engine::start_key
+pairing_engine::key
 pairing_engine::queue_key(const event& ev) noexcept
 {
-    start_key key{};
-    key.kind   = start_kind::queue_suspend;
-    key.pid    = ev.pid;
-    key.node_a = ev.node;
-    return key;
+    key k{};
+    k.what   = kind::queue_suspend;
+    k.pid    = ev.pid;
+    k.node_a = ev.node;
+    return k;
+}
+
+uint64_t
+pairing_engine::hash_of(const key& k) noexcept
+{
+    uint64_t hash = static_cast<uint64_t>(k.what);
+    hash          = mix(hash, (uint64_t{k.pid} << 32) | k.node_a);
+    hash          = mix(hash, (uint64_t{k.node_b} << 32) ^ k.npages);
+    hash          = mix(hash, k.page);
+    return hash;
+}
+
+bool
+pairing_engine::key::operator==(const key& other) const noexcept
+{
+    return what == other.what && pid == other.pid && node_a == other.node_a &&
+           node_b == other.node_b && page == other.page && npages == other.npages;
+}
+
+// ---------------------------------------------------------------- table
+
+uint32_t
+pairing_engine::find(const key& k, uint64_t hash, uint32_t& free_slot) const noexcept
+{
+    free_slot = nil;
+    if(m_slots.empty()) return nil;
+    const size_t mask = m_slots.size() - 1;
+    // At most half full: the probe always reaches an empty slot.
+    for(size_t i = hash & mask;; i = (i + 1) & mask)
+    {
+        const slot& s = m_slots[i];
+        if(s.id.what == kind::empty)
+        {
+            free_slot = static_cast<uint32_t>(i);
+            return nil;
+        }
+        if(s.hash == hash && s.id == k) return static_cast<uint32_t>(i);
+    }
+}
+
+bool
+pairing_engine::grow() noexcept
+{
+    if(m_slots.size() >= m_max_capacity) return false;
+    const size_t capacity =
+        m_slots.empty() ? std::min(initial_capacity, m_max_capacity) : m_slots.size() * 2;
+    std::vector<slot> old;
+    try
+    {
+        std::vector<slot> bigger(capacity);
+        old.swap(m_slots);
+        m_slots.swap(bigger);
+    }
+    catch(...) // std::bad_alloc: keep the table as it is
+    {
+        return false;
+    }
+    // Re-insert each kind's list from its oldest, so that arrival order is kept.
+    arrival_list lists[kind_count];
+    for(size_t l = 0; l < kind_count; ++l)
+        lists[l] = m_lists[l], m_lists[l] = arrival_list{};
+    for(size_t l = 0; l < kind_count; ++l)
+    {
+        for(uint32_t i = lists[l].oldest; i != nil; i = old[i].newer)
+        {
+            uint32_t free_slot = nil;
+            find(old[i].id, old[i].hash, free_slot);
+            slot& s = m_slots[free_slot];
+            s       = old[i];
+            link_newest(free_slot);
+        }
+    }
+    return true;
+}
+
+uint32_t
+pairing_engine::insert(const key& k, uint64_t hash, uint32_t free_slot) noexcept
+{
+    bool moved = false; // slots moved: free_slot must be found again
+    if(m_count >= m_max_outstanding)
+    {
+        evict_oldest();
+        moved = true;
+    }
+    if((m_count + 1) * 2 > m_slots.size())
+    {
+        if(!grow())
+        {
+            if(m_slots.empty()) return nil;
+            // Cannot grow (allocation failed): stay at most half full by aging out.
+            while(m_count > 0 && (m_count + 1) * 2 > m_slots.size())
+                evict_oldest();
+        }
+        moved = true;
+    }
+    if(moved) find(k, hash, free_slot);
+    if(free_slot == nil) return nil;
+    slot& s = m_slots[free_slot];
+    s       = slot{};
+    s.id    = k;
+    s.hash  = hash;
+    ++m_count;
+    return free_slot;
 }
 
 void
-pairing_engine::link_newest(entry& item) noexcept
+pairing_engine::move_slot(uint32_t from, uint32_t to) noexcept
 {
-    item.second.older = m_newest;
-    item.second.newer = nullptr;
-    if(m_newest != nullptr)
-        m_newest->second.newer = &item;
+    m_slots[to]        = m_slots[from];
+    slot&         s    = m_slots[to];
+    arrival_list& list = m_lists[list_of(s.id.what)];
+    if(s.older != nil)
+        m_slots[s.older].newer = to;
     else
-        m_oldest = &item;
-    m_newest = &item;
+        list.oldest = to;
+    if(s.newer != nil)
+        m_slots[s.newer].older = to;
+    else
+        list.newest = to;
 }
 
 void
-pairing_engine::unlink(entry& item) noexcept
+pairing_engine::erase(uint32_t index) noexcept
 {
-    outstanding_start& links = item.second;
-    if(links.older != nullptr)
-        links.older->second.newer = links.newer;
+    unlink(index);
+    const size_t mask = m_slots.size() - 1;
+    size_t       hole = index;
+    for(size_t next = (hole + 1) & mask; m_slots[next].id.what != kind::empty;
+        next        = (next + 1) & mask)
+    {
+        const size_t home = m_slots[next].hash & mask;
+        // Move `next` into the hole unless its home lies cyclically in (hole, next].
+        const bool stays =
+            (hole <= next) ? (hole < home && home <= next) : (hole < home || home <= next);
+        if(stays) continue;
+        move_slot(static_cast<uint32_t>(next), static_cast<uint32_t>(hole));
+        hole = next;
+    }
+    m_slots[hole] = slot{};
+    --m_count;
+}
+
+void
+pairing_engine::link_newest(uint32_t index) noexcept
+{
+    slot&         s    = m_slots[index];
+    arrival_list& list = m_lists[list_of(s.id.what)];
+    s.older            = list.newest;
+    s.newer            = nil;
+    if(list.newest != nil)
+        m_slots[list.newest].newer = index;
     else
-        m_oldest = links.newer;
-    if(links.newer != nullptr)
-        links.newer->second.older = links.older;
+        list.oldest = index;
+    list.newest = index;
+}
+
+void
+pairing_engine::unlink(uint32_t index) noexcept
+{
+    slot&         s    = m_slots[index];
+    arrival_list& list = m_lists[list_of(s.id.what)];
+    if(s.older != nil)
+        m_slots[s.older].newer = s.newer;
     else
-        m_newest = links.older;
-    links.older = nullptr;
-    links.newer = nullptr;
+        list.oldest = s.newer;
+    if(s.newer != nil)
+        m_slots[s.newer].older = s.older;
+    else
+        list.newest = s.older;
+    s.older = nil;
+    s.newer = nil;
 }
 
 void
 pairing_engine::evict_oldest() noexcept
 {
-    if(m_oldest == nullptr) return;
-    // Erase through an iterator: erase(key) would read a key living in the erased node.
-    auto oldest = m_starts.find(m_oldest->first);
-    if(oldest == m_starts.end()) return; // cannot happen: every linked entry is in the map
-    unlink(*oldest);
-    m_starts.erase(oldest);
+    uint32_t oldest = nil;
+    for(const auto& list : m_lists)
+        if(list.oldest != nil &&
+           (oldest == nil || m_slots[list.oldest].arrival < m_slots[oldest].arrival))
+            oldest = list.oldest;
+    if(oldest == nil) return;
+    // A suspension forgotten this way leaves its key's eviction count unknown, as a gap does.
+    if(m_slots[oldest].id.what == kind::queue_suspend) m_queue_resync_pending = true;
+    erase(oldest);
     ++m_counters.starts_aged_out;
 }
 
+uint64_t
+pairing_engine::bound_of(kind k) const noexcept
+{
+    switch(k)
+    {
+    case kind::page_fault:
+        return m_bounds.page_fault_ns;
+    case kind::page_migrate:
+        return m_bounds.page_migrate_ns;
+    case kind::queue_suspend:
+        return m_bounds.queue_suspend_ns;
+    case kind::empty:
+        break;
+    }
+    return 0;
+}
+
 void
-pairing_engine::add_start(const start_key& key, const event& ev) noexcept
+pairing_engine::expire(uint64_t newest_timestamp) noexcept
+{
+    if(newest_timestamp > m_newest) m_newest = newest_timestamp;
+    for(kind k : {kind::page_fault, kind::page_migrate, kind::queue_suspend})
+    {
+        const uint64_t bound = bound_of(k);
+        if(bound == 0) continue;
+        arrival_list& list = m_lists[list_of(k)];
+        while(list.oldest != nil && m_newest - m_slots[list.oldest].timestamp > bound)
+        {
+            erase(list.oldest);
+            ++m_counters.starts_timed_out;
+            if(k == kind::queue_suspend) m_queue_resync_pending = true; // as for the cap
+        }
+    }
+}
+
+uint64_t
+pairing_engine::invalidate(uint32_t kinds) noexcept
+{
+    uint64_t dropped = 0;
+    for(kind k : {kind::page_fault, kind::page_migrate, kind::queue_suspend})
+    {
+        if((kinds & (1u << list_of(k))) == 0) continue;
+        arrival_list& list = m_lists[list_of(k)];
+        while(list.oldest != nil)
+        {
+            erase(list.oldest);
+            ++dropped;
+        }
+    }
+    m_counters.starts_lost_in_gap += dropped;
+    if((kinds & pair_kind_queue_suspend) != 0) m_queue_resync_pending = true;
+    return dropped;
+}
+
+// ---------------------------------------------------------------- starts and ends
+
+void
+pairing_engine::add_start(const key& k, const event& ev) noexcept
 {
     const uint64_t timestamp = timestamp_of(ev);
     if(timestamp == 0)
@@ -190,58 +411,110 @@ pairing_engine::add_start(const start_key& key, const event& ev) noexcept
         ++m_counters.starts_aged_out; // could never pair: a record needs a start time
         return;
     }
-
-    auto existing = m_starts.find(key);
-    if(existing == m_starts.end())
+    const uint64_t hash      = hash_of(k);
+    uint32_t       free_slot = nil;
+    uint32_t       index     = find(k, hash, free_slot);
+    if(index != nil)
     {
-        if(m_starts.size() >= m_max_outstanding) evict_oldest();
-        try
-        {
-            existing = m_starts.try_emplace(key).first;
-        }
-        catch(...) // std::bad_alloc from the node or the bucket array: drop this start
+        ++m_counters.starts_aged_out; // a newer start with the same key replaces it
+        unlink(index);
+    }
+    else
+    {
+        index = insert(k, hash, free_slot);
+        if(index == nil)
         {
             ++m_counters.starts_aged_out;
             return;
         }
     }
-    else
-    {
-        ++m_counters.starts_aged_out; // a newer start with the same key replaces it
-        unlink(*existing);
-    }
+    slot& s          = m_slots[index];
+    s.timestamp      = timestamp;
+    s.arrival        = m_arrivals++;
+    s.trigger        = ev.trigger;
+    s.prefetch_node  = ev.prefetch_node;
+    s.preferred_node = ev.preferred_node;
+    s.read_fault     = ev.read_fault;
+    link_newest(index);
+}
 
-    outstanding_start& start = existing->second;
-    start.timestamp          = timestamp;
-    start.trigger            = ev.trigger;
-    start.prefetch_node      = ev.prefetch_node;
-    start.preferred_node     = ev.preferred_node;
-    start.read_fault         = ev.read_fault;
-    link_newest(*existing);
+void
+pairing_engine::add_eviction(const event& ev) noexcept
+{
+    const uint64_t timestamp = timestamp_of(ev);
+    if(timestamp == 0)
+    {
+        ++m_counters.starts_aged_out;
+        return;
+    }
+    const key      k         = queue_key(ev);
+    const uint64_t hash      = hash_of(k);
+    uint32_t       free_slot = nil;
+    uint32_t       index     = find(k, hash, free_slot);
+    if(index != nil)
+    {
+        // Nested: the queues are already evicted; only the count changes (qpd->evicted++).
+        slot& s = m_slots[index];
+        if(s.depth < UINT32_MAX) ++s.depth;
+        return;
+    }
+    index = insert(k, hash, free_slot);
+    if(index == nil)
+    {
+        ++m_counters.starts_aged_out;
+        return;
+    }
+    slot& s     = m_slots[index];
+    s.timestamp = timestamp;
+    s.arrival   = m_arrivals++;
+    s.trigger   = ev.trigger; // the first eviction's trigger
+    s.depth     = 1;
+    link_newest(index);
+}
+
+void
+pairing_engine::note_rescheduled(const event& ev) noexcept
+{
+    const key      k         = queue_key(ev);
+    uint32_t       free_slot = nil;
+    const uint32_t index     = find(k, hash_of(k), free_slot);
+    if(index == nil || timestamp_of(ev) == 0 || m_slots[index].timestamp > timestamp_of(ev))
+    {
+        ++m_counters.ends_without_start; // R is only emitted while the queues are evicted
+        return;
+    }
+    m_slots[index].rescheduled = true;
 }
 
 bool
-pairing_engine::take_start(const start_key& key, uint64_t end_timestamp,
-                           outstanding_start& start) noexcept
+pairing_engine::take_start(const key& k, uint64_t end_timestamp, slot& start) noexcept
 {
-    auto found = m_starts.find(key);
+    uint32_t free_slot = nil;
+    uint32_t index     = find(k, hash_of(k), free_slot);
     // Stored starts have a non-zero timestamp, so an end at 0 never pairs either.
-    if(found == m_starts.end() || found->second.timestamp > end_timestamp)
+    if(index == nil || m_slots[index].timestamp > end_timestamp)
     {
         ++m_counters.ends_without_start;
         return false;
     }
-    start = found->second;
-    unlink(*found);
-    m_starts.erase(found);
+    start = m_slots[index];
+    erase(index);
     return true;
+}
+
+int32_t
+pairing_engine::checked_trigger(int32_t value, int32_t last) noexcept
+{
+    if(value >= 0 && value < last) return value;
+    ++m_counters.fields_out_of_range;
+    return -1; // every trigger enum's NONE
 }
 
 bool
 pairing_engine::finish_fault(const event& ev, record_t& out) noexcept
 {
-    outstanding_start start{};
-    const uint64_t    end = timestamp_of(ev);
+    slot           start{};
+    const uint64_t end = timestamp_of(ev);
     if(!take_start(fault_key(ev), end, start)) return false;
 
     begin_record(out, ROCPROFILER_PAGE_MIGRATION_PAGE_FAULT, start.timestamp, end, ev.pid);
@@ -255,8 +528,8 @@ pairing_engine::finish_fault(const event& ev, record_t& out) noexcept
 bool
 pairing_engine::finish_migrate(const event& ev, record_t& out) noexcept
 {
-    outstanding_start start{};
-    const uint64_t    end = timestamp_of(ev);
+    slot           start{};
+    const uint64_t end = timestamp_of(ev);
     if(!take_start(migrate_key(ev), end, start)) return false;
     if(start.trigger != ev.trigger) ++m_counters.migrate_trigger_mismatches;
 
@@ -267,21 +540,44 @@ pairing_engine::finish_migrate(const event& ev, record_t& out) noexcept
     out.page_migrate.to_node        = ev.to_node;
     out.page_migrate.prefetch_node  = start.prefetch_node;
     out.page_migrate.preferred_node = start.preferred_node;
-    store_trigger(out.page_migrate.trigger, start.trigger);
+    store_trigger(out.page_migrate.trigger,
+                  checked_trigger(start.trigger, ROCPROFILER_PAGE_MIGRATION_TRIGGER_LAST));
     return true;
 }
 
 bool
 pairing_engine::finish_queue(const event& ev, record_t& out) noexcept
 {
-    outstanding_start start{};
-    const uint64_t    end = timestamp_of(ev);
-    if(!take_start(queue_key(ev), end, start)) return false;
+    const key      k         = queue_key(ev);
+    const uint64_t end       = timestamp_of(ev);
+    uint32_t       free_slot = nil;
+    const uint32_t index     = find(k, hash_of(k), free_slot);
+    if(index == nil || m_slots[index].timestamp > end)
+    {
+        ++m_counters.ends_without_start;
+        return false;
+    }
+    slot& s = m_slots[index];
+    if(s.depth > 1)
+    {
+        --s.depth; // an inner restore: the queues stay evicted
+        return false;
+    }
+    const slot start = s;
+    erase(index);
+    if(end <= m_queue_resync_until)
+    {
+        // Soon after a gap: this suspension may be nested in an eviction the gap hid.
+        ++m_counters.starts_lost_in_gap;
+        return false;
+    }
 
     begin_record(out, ROCPROFILER_PAGE_MIGRATION_QUEUE_SUSPEND, start.timestamp, end, ev.pid);
-    out.queue_suspend.rescheduled = ev.rescheduled ? 1 : 0;
+    out.queue_suspend.rescheduled = start.rescheduled ? 1 : 0;
     out.queue_suspend.node_id     = ev.node;
-    store_trigger(out.queue_suspend.trigger, start.trigger); // the eviction's trigger
+    store_trigger(
+        out.queue_suspend.trigger,
+        checked_trigger(start.trigger, ROCPROFILER_PAGE_MIGRATION_QUEUE_SUSPEND_TRIGGER_LAST));
     return true;
 }
 
@@ -298,13 +594,26 @@ pairing_engine::make_unmap(const event& ev, record_t& out) noexcept
     out.unmap_from_gpu.node_id    = ev.node;
     out.unmap_from_gpu.start_addr = ev.page << kfd_abi::page_shift;
     out.unmap_from_gpu.end_addr   = (ev.page + ev.npages) << kfd_abi::page_shift;
-    store_trigger(out.unmap_from_gpu.trigger, ev.trigger);
+    store_trigger(
+        out.unmap_from_gpu.trigger,
+        checked_trigger(ev.trigger, ROCPROFILER_PAGE_MIGRATION_UNMAP_FROM_GPU_TRIGGER_LAST));
     return true;
 }
 
 bool
 pairing_engine::process(const event& ev, record_t& out) noexcept
 {
+    // Before pairing: an end that shows its start is past the bound must not pair with it.
+    if(ev.has_timestamp && ev.timestamp != 0)
+    {
+        expire(ev.timestamp);
+        if(m_queue_resync_pending)
+        {
+            m_queue_resync_pending = false;
+            m_queue_resync_until   = ev.timestamp + m_bounds.queue_resync_ns;
+        }
+    }
+
     bool produced = false;
     switch(ev.id)
     {
@@ -315,7 +624,7 @@ pairing_engine::process(const event& ev, record_t& out) noexcept
         add_start(migrate_key(ev), ev);
         break;
     case kfd_abi::event_queue_eviction:
-        add_start(queue_key(ev), ev);
+        add_eviction(ev);
         break;
     case kfd_abi::event_page_fault_end:
         produced = finish_fault(ev, out);
@@ -324,16 +633,22 @@ pairing_engine::process(const event& ev, record_t& out) noexcept
         produced = finish_migrate(ev, out);
         break;
     case kfd_abi::event_queue_restore:
-        produced = finish_queue(ev, out);
+        if(ev.rescheduled)
+            note_rescheduled(ev);
+        else
+            produced = finish_queue(ev, out);
         break;
     case kfd_abi::event_id_14:
-        if(ev.kind14 == id14_kind::rescheduled_restore) produced = finish_queue(ev, out);
+        if(ev.kind14 == id14_kind::rescheduled_restore)
+            note_rescheduled(ev);
+        else if(ev.kind14 == id14_kind::dropped_events)
+            invalidate(pair_kind_all); // the kernel lost events of this client: ends may be gone
         break;
     case kfd_abi::event_unmap_from_gpu:
         produced = make_unmap(ev, out);
         break;
     default:
-        break; // no pairing role (VM fault, thermal, reset, process, dropped)
+        break; // no pairing role (VM fault, thermal, reset, process)
     }
     if(produced) ++m_counters.records;
     return produced;
@@ -342,9 +657,11 @@ pairing_engine::process(const event& ev, record_t& out) noexcept
 void
 pairing_engine::finish() noexcept
 {
-    m_counters.starts_never_ended += m_starts.size();
-    m_starts.clear();
-    m_oldest = nullptr;
-    m_newest = nullptr;
+    m_counters.starts_never_ended += m_count;
+    for(auto& s : m_slots)
+        s = slot{};
+    for(auto& list : m_lists)
+        list = arrival_list{};
+    m_count = 0;
 }
 } // namespace rocprofiler::kfd

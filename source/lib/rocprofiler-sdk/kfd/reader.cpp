@@ -34,6 +34,7 @@ stop_watching(gpu_stream& stream, const char* why)
     if(!stream.watching) return;
     stream.watching = false;
     stream.splitter.reset();
+    open_gap(stream, pair_kind_all); // their ends can no longer arrive
     ROCP_WARNING << "GPU " << stream.gpu_id << ": page-migration event stream " << why
                  << "; no more events from this GPU";
 }
@@ -41,8 +42,18 @@ stop_watching(gpu_stream& stream, const char* why)
 void
 handle_chunk(reader_config& config, gpu_stream& stream, const char* data, size_t size)
 {
-    if(size + kfd_abi::message_size > config.fifo_capacity)
-        stream.counters.fifo_saturations.fetch_add(1, std::memory_order_relaxed);
+    // A read larger than the FIFO size assumed from the kernel version proves a larger FIFO
+    // (a backported 8 KiB FIFO, an emulator): adopt it, so that no read is taken for a full
+    // FIFO (which drops outstanding starts) only because the size was guessed too small.
+    if(size > config.fifo_capacity)
+    {
+        size_t bigger = kfd_abi::fifo_size;
+        while(bigger < size)
+            bigger *= 2;
+        config.fifo_capacity = bigger;
+    }
+    const bool saturated = size + kfd_abi::message_size > config.fifo_capacity;
+    if(saturated) stream.counters.fifo_saturations.fetch_add(1, std::memory_order_relaxed);
     auto now = boottime_ns();
     config.batch_sequence.fetch_add(1, std::memory_order_seq_cst); // odd: in a batch
     stream.splitter.feed(data, size,
@@ -50,6 +61,9 @@ handle_chunk(reader_config& config, gpu_stream& stream, const char* data, size_t
                          {
                              if(config.on_line) config.on_line(stream, line, now);
                          });
+    // A (nearly) full FIFO probably dropped what came after these lines: no start seen so
+    // far may pair with an end read later.
+    if(saturated) open_gap(stream, pair_kind_all);
     config.batch_sequence.fetch_add(1, std::memory_order_seq_cst); // even: done
 }
 } // namespace
@@ -60,7 +74,12 @@ serve_drain_requests(reader_config& config) noexcept
     auto requested = config.drain_requests.load();
     if(requested <= config.drains_done.load()) return;
     for(auto* s : config.streams)
+    {
+        // Gaps requested before this drain: it reads everything queued before their mask.
+        auto gap = s->pending_gap.exchange(0);
         drain_stream(config, *s);
+        open_gap(*s, gap);
+    }
     {
         std::lock_guard<std::mutex> lock{config.drain_mutex};
         config.drains_done.store(requested);
@@ -104,6 +123,8 @@ drain_stream(reader_config& config, gpu_stream& stream) noexcept
             stop_watching(stream, "keeps failing to read");
             return;
         }
+        // EFAULT: the kernel had already taken the bytes out of its FIFO: events were lost.
+        if(errno != EINTR) open_gap(stream, pair_kind_all);
         ROCP_INFO << "GPU " << stream.gpu_id << ": read failed: " << std::strerror(errno);
         return; // poll() again; a persistent error ends in stop_watching above
     }

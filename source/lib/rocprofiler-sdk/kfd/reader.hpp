@@ -47,10 +47,39 @@ struct gpu_stream
     int               fd     = -1;
     std::atomic<bool> watching{true}; // written by the reader, read by the service
     int               consecutive_errors = 0;
+    // Pair kinds (pair_kind_bits) whose events stopped reaching this stream (a mask without
+    // them was written): applied by the reader after its next requested drain, which reads
+    // every event queued before that write.
+    std::atomic<uint32_t> pending_gap{0};
     line_splitter     splitter;
     pairing_engine    pairing;
     stream_counters   counters;
 };
+
+// Copies the engine's counters into the stream's atomics (reader thread only).
+inline void
+publish_pairing_counters(gpu_stream& stream) noexcept
+{
+    const auto& c   = stream.pairing.counters();
+    auto&       out = stream.counters;
+    out.ends_without_start.store(c.ends_without_start, std::memory_order_relaxed);
+    out.starts_aged_out.store(c.starts_aged_out, std::memory_order_relaxed);
+    out.starts_never_ended.store(c.starts_never_ended, std::memory_order_relaxed);
+    out.starts_lost_in_gap.store(c.starts_lost_in_gap, std::memory_order_relaxed);
+    out.starts_timed_out.store(c.starts_timed_out, std::memory_order_relaxed);
+    out.migrate_trigger_mismatches.store(c.migrate_trigger_mismatches, std::memory_order_relaxed);
+    out.fields_out_of_range.store(c.fields_out_of_range, std::memory_order_relaxed);
+}
+
+// Drops the stream's outstanding starts of `kinds` (pair_kind_bits): events of those kinds
+// stopped reaching it, or may have been lost (reader thread only).
+inline void
+open_gap(gpu_stream& stream, uint32_t kinds) noexcept
+{
+    if(kinds == 0) return;
+    stream.pairing.invalidate(kinds);
+    publish_pairing_counters(stream);
+}
 
 struct reader_config
 {

@@ -201,6 +201,25 @@ mask_for(const context::context& ctx)
     return mask;
 }
 
+// Events of `kinds` no longer reach the streams (their mask bits were just cleared): the
+// reader drains what was queued before the write, then drops the starts of those kinds
+// still outstanding, so that none pairs with an end after the gap (a later start of the
+// context). Waits for that drain (bounded; if the reader does not answer in time, it applies
+// the gap at its next requested drain). Under `control`, which keeps a restart from writing
+// the mask back before the drain.
+void
+open_gap_on_streams(state& s, uint32_t kinds)
+{
+    if(kinds == 0 || !s.reader || s.shut_down) return;
+    for(auto* stream : s.streams)
+        stream->pending_gap.fetch_or(kinds);
+    auto ticket = s.config.drain_requests.fetch_add(1) + 1;
+    device::wake(s.wake_fd);
+    std::unique_lock<std::mutex> wait{s.config.drain_mutex};
+    s.config.drain_cv.wait_for(wait, std::chrono::seconds{2},
+                               [&] { return s.config.drains_done.load() >= ticket; });
+}
+
 // Enables in the kernel exactly what active contexts need. Under `control`.
 void
 update_mask(state& s)
@@ -217,7 +236,9 @@ update_mask(state& s)
         if(stream->watching && !device::write_mask(stream->fd, mask))
             ROCP_WARNING << "GPU " << stream->gpu_id << ": cannot set the event mask ("
                          << std::strerror(errno) << ")";
-    s.mask = mask;
+    const uint32_t lost = pair_kinds_of_mask(s.mask) & ~pair_kinds_of_mask(mask);
+    s.mask              = mask;
+    open_gap_on_streams(s, lost);
 }
 
 // ---- delivery (reader thread) ----
@@ -267,10 +288,7 @@ deliver_raw(gpu_stream& stream, const event& ev, std::string_view line, uint64_t
 void
 sync_pairing_counters(gpu_stream& stream)
 {
-    const auto& c = stream.pairing.counters();
-    stream.counters.ends_without_start.store(c.ends_without_start, std::memory_order_relaxed);
-    stream.counters.starts_aged_out.store(c.starts_aged_out, std::memory_order_relaxed);
-    stream.counters.starts_never_ended.store(c.starts_never_ended, std::memory_order_relaxed);
+    publish_pairing_counters(stream);
 }
 
 void
@@ -331,7 +349,8 @@ log_losses(state& s)
     if(sum_loss_stats(s, ROCPROFILER_KFD_ALL_GPUS, &t) != ROCPROFILER_STATUS_SUCCESS) return;
     uint64_t lost = t.lines_malformed + t.ends_without_start + t.starts_aged_out +
                     t.starts_never_ended + t.records_dropped + t.kernel_reported_drops +
-                    t.raw_events_dropped;
+                    t.raw_events_dropped + t.starts_lost_in_gap + t.starts_timed_out +
+                    t.migrate_trigger_mismatches + t.fields_out_of_range;
     if(t.events_other_process > 0 && t.records_emitted == 0)
         ROCP_WARNING << "every one of " << t.events_other_process
                      << " page-migration events was of another process and filtered out; in a "
@@ -344,6 +363,10 @@ log_losses(state& s)
                  << t.records_dropped << " records dropped by full buffers, "
                  << t.ends_without_start << " ends without a start, " << t.starts_aged_out
                  << " starts aged out, " << t.starts_never_ended << " starts never ended, "
+                 << t.starts_lost_in_gap << " starts dropped at a gap in the stream, "
+                 << t.starts_timed_out << " starts timed out, " << t.migrate_trigger_mismatches
+                 << " migrations whose end trigger differed, " << t.fields_out_of_range
+                 << " records with an out-of-range trigger, "
                  << t.lines_malformed << " malformed lines (of " << t.events_received << " events, "
                  << s.streams.size() << " GPU(s))";
 }

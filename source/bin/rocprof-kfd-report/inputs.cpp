@@ -1,0 +1,124 @@
+// MIT License - see LICENSE.
+#include "inputs.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <system_error>
+
+namespace rocprof_kfd_report
+{
+namespace fs = std::filesystem;
+
+bool
+find_summaries(const std::vector<std::string>& args, std::vector<std::string>& paths,
+               std::string& error)
+{
+    for(const std::string& arg : args)
+    {
+        std::error_code ec;
+        const auto      status = fs::status(arg, ec);
+        if(ec || !fs::exists(status))
+        {
+            error = arg + ": no such file or directory";
+            return false;
+        }
+        if(!fs::is_directory(status))
+        {
+            paths.push_back(arg);
+            continue;
+        }
+        std::vector<std::string>         found;
+        fs::recursive_directory_iterator it(arg, fs::directory_options::skip_permission_denied, ec);
+        for(; !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+            if(it->path().filename() == "summary.json" && it->is_regular_file(ec))
+                found.push_back(it->path().string());
+        if(ec)
+        {
+            error = arg + ": " + ec.message();
+            return false;
+        }
+        if(found.empty())
+        {
+            error = arg + ": no summary.json in this directory or below it";
+            return false;
+        }
+        std::sort(found.begin(), found.end());
+        paths.insert(paths.end(), found.begin(), found.end());
+    }
+    return true;
+}
+
+bool
+read_file(const std::string& path, std::string& text, std::string& error)
+{
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if(fd < 0)
+    {
+        error = path + ": " + std::strerror(errno);
+        return false;
+    }
+    constexpr size_t kLimit = size_t{256} << 20;
+    char             buf[65536];
+    text.clear();
+    for(;;)
+    {
+        const ssize_t n = ::read(fd, buf, sizeof(buf));
+        if(n < 0 && errno == EINTR) continue;
+        if(n < 0)
+        {
+            error = path + ": " + std::strerror(errno);
+            ::close(fd);
+            return false;
+        }
+        if(n == 0) break;
+        text.append(buf, static_cast<size_t>(n));
+        if(text.size() > kLimit)
+        {
+            error = path + ": larger than 256 MiB, not a summary";
+            ::close(fd);
+            return false;
+        }
+    }
+    ::close(fd);
+    return true;
+}
+
+bool
+write_file_atomically(const std::string& path, const std::string& text, std::string& error)
+{
+    const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if(fd < 0)
+    {
+        error = tmp + ": " + std::strerror(errno);
+        return false;
+    }
+    size_t done = 0;
+    while(done < text.size())
+    {
+        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+        if(n < 0 && errno == EINTR) continue;
+        if(n <= 0)
+        {
+            error = path + ": " + std::strerror(n < 0 ? errno : ENOSPC);
+            ::close(fd);
+            ::unlink(tmp.c_str());
+            return false;
+        }
+        done += static_cast<size_t>(n);
+    }
+    if(::close(fd) != 0 || ::rename(tmp.c_str(), path.c_str()) != 0)
+    {
+        error = path + ": " + std::strerror(errno);
+        ::unlink(tmp.c_str());
+        return false;
+    }
+    return true;
+}
+} // namespace rocprof_kfd_report

@@ -1,0 +1,244 @@
+// MIT License - see LICENSE.
+#include "environment.hpp"
+
+#include <sys/wait.h>
+
+#include <cstddef>
+#include <cstdlib>
+
+namespace rocprof_kfd
+{
+namespace
+{
+std::string
+joined_with_commas(const std::vector<std::string>& words)
+{
+    std::string out;
+    for(const auto& w : words)
+        out += (out.empty() ? "" : ",") + w;
+    return out;
+}
+
+// The formats the tool writes: html is the command's own (it runs the report afterwards);
+// the report reads summary.json, which the tool writes whatever the formats.
+std::string
+tool_format_list(const options& opts)
+{
+    if(opts.formats.empty()) return "summary";
+    return joined_with_commas(opts.formats);
+}
+
+std::string
+glob_escaped(const std::string& text)
+{
+    std::string out;
+    for(char c : text)
+    {
+        if(c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') out.push_back('\\');
+        out.push_back(c);
+    }
+    return out;
+}
+} // namespace
+
+const char*
+default_output_directory()
+{
+    return "rocprof-kfd/%hostname%/%pid%";
+}
+
+bool
+env_has(const env_list& env, const std::string& name)
+{
+    for(const auto& e : env)
+        if(e.size() > name.size() && e.compare(0, name.size(), name) == 0 && e[name.size()] == '=')
+            return true;
+    return false;
+}
+
+std::string
+env_get(const env_list& env, const std::string& name)
+{
+    for(const auto& e : env)
+        if(e.size() > name.size() && e.compare(0, name.size(), name) == 0 && e[name.size()] == '=')
+            return e.substr(name.size() + 1);
+    return "";
+}
+
+void
+env_set(env_list& env, const std::string& name, const std::string& value)
+{
+    for(auto& e : env)
+        if(e.size() > name.size() && e.compare(0, name.size(), name) == 0 && e[name.size()] == '=')
+        {
+            e = name + "=" + value;
+            return;
+        }
+    env.push_back(name + "=" + value);
+}
+
+std::string
+appended(const std::string& list, const std::string& entry)
+{
+    if(entry.empty()) return list;
+    // Trailing separators of the user's value would otherwise leave an empty entry.
+    std::string kept = list;
+    while(!kept.empty() && (kept.back() == ':' || kept.back() == ' '))
+        kept.pop_back();
+    return kept.empty() ? entry : kept + ":" + entry;
+}
+
+void
+env_unset(env_list& env, const std::string& name)
+{
+    for(size_t i = 0; i < env.size();)
+    {
+        const auto& e = env[i];
+        if(e.size() > name.size() && e.compare(0, name.size(), name) == 0 && e[name.size()] == '=')
+            env.erase(env.begin() + static_cast<std::ptrdiff_t>(i));
+        else
+            ++i;
+    }
+}
+
+env_list
+program_environment(const options& opts, const env_list& current, const libraries& libs)
+{
+    env_list env = current;
+
+    // The emulator first, so that its open/ioctl/read interpose everything after it; the
+    // user's own preloads next, as they were; the SDK last.
+    std::string preload = env_get(env, "LD_PRELOAD");
+    preload             = appended(preload, libs.sdk);
+    if(!opts.emulate_log.empty())
+        preload = preload.empty() ? libs.emulator : libs.emulator + ":" + preload;
+    env_set(env, "LD_PRELOAD", preload);
+    env_set(env, "ROCP_TOOL_LIBRARIES", appended(env_get(env, "ROCP_TOOL_LIBRARIES"), libs.tool));
+
+    env_set(env, "ROCPROF_KFD_OUTPUT_DIRECTORY",
+            opts.output_directory.empty() ? default_output_directory() : opts.output_directory);
+    env_set(env, "ROCPROF_KFD_OUTPUT_FORMAT", tool_format_list(opts));
+    env_set(env, "ROCPROF_KFD_EVENTS",
+            joined_with_commas(opts.events.empty() ? event_names() : opts.events));
+    // Each process's own /proc/self/cmdline names it (children too); only a replay without
+    // a program would be named after the no-op that hosts it.
+    if(opts.program.empty())
+        env_set(env, "ROCPROF_KFD_COMMAND_LINE", "rocprof-kfd --emulate " + opts.emulate_log);
+    else
+        env_unset(env, "ROCPROF_KFD_COMMAND_LINE");
+    // Settings the user may also give as variables: the option wins when given.
+    if(!opts.output_file.empty()) env_set(env, "ROCPROF_KFD_OUTPUT_FILE", opts.output_file);
+    if(!opts.raw_file.empty()) env_set(env, "ROCPROF_KFD_RAW_FILE", opts.raw_file);
+    if(!opts.thrashing_threshold.empty())
+        env_set(env, "ROCPROF_KFD_THRASHING_THRESHOLD", opts.thrashing_threshold);
+    if(opts.quiet_summary) env_set(env, "ROCPROF_KFD_SUMMARY_STDERR", "0");
+    if(opts.system_wide) env_set(env, "ROCPROFILER_KFD_ALL_PROCESSES", "1");
+    if(!opts.emulate_log.empty())
+    {
+        env_set(env, "KFD_EMULATOR_LOG", opts.emulate_log);
+        if(!opts.emulator_stats.empty()) env_set(env, "KFD_EMULATOR_STATS", opts.emulator_stats);
+    }
+    return env;
+}
+
+std::string
+fixed_prefix(const std::string& directory_template)
+{
+    std::string prefix;
+    size_t      start = 0;
+    while(start <= directory_template.size())
+    {
+        size_t      slash = directory_template.find('/', start);
+        std::string part  = directory_template.substr(
+             start, slash == std::string::npos ? std::string::npos : slash - start);
+        if(part.find('%') != std::string::npos) break;
+        if(start == 0 && part.empty())
+            prefix = "/"; // absolute
+        else if(!part.empty())
+            prefix += (prefix.empty() || prefix == "/" ? "" : "/") + part;
+        if(slash == std::string::npos) break;
+        start = slash + 1;
+    }
+    return prefix.empty() ? "." : prefix;
+}
+
+std::string
+output_glob(const std::string& directory_template, const std::string& hostname, const env_list& env)
+{
+    struct placeholder
+    {
+        const char* text;
+        bool        any; // matches anything (differs per process)
+    };
+    static const placeholder fixed[] = {{"%pid%", true}, {"%ppid%", true}, {"%rank%", true}};
+    std::string              out;
+    size_t                   i = 0;
+    const std::string&       t = directory_template;
+    while(i < t.size())
+    {
+        bool matched = false;
+        for(const auto& p : fixed)
+        {
+            std::string text = p.text;
+            if(t.compare(i, text.size(), text) == 0)
+            {
+                out += "*";
+                i += text.size();
+                matched = true;
+                break;
+            }
+        }
+        if(matched) continue;
+        if(t.compare(i, 10, "%hostname%") == 0)
+        {
+            out += glob_escaped(hostname);
+            i += 10;
+            continue;
+        }
+        if(t.compare(i, 5, "%env{") == 0)
+        {
+            size_t close = t.find("}%", i + 5);
+            if(close != std::string::npos)
+            {
+                out += glob_escaped(env_get(env, t.substr(i + 5, close - i - 5)));
+                i = close + 2;
+                continue;
+            }
+        }
+        out += glob_escaped(std::string(1, t[i]));
+        ++i;
+    }
+    return out;
+}
+
+bool
+has_cap_sys_admin(const std::string& proc_status_text)
+{
+    const std::string key  = "\nCapEff:";
+    std::string       text = "\n" + proc_status_text;
+    size_t            at   = text.find(key);
+    if(at == std::string::npos) return false;
+    const char*        start = text.c_str() + at + key.size();
+    char*              end   = nullptr;
+    unsigned long long bits  = std::strtoull(start, &end, 16);
+    if(end == start) return false;
+    return (bits >> 21) & 1u;
+}
+
+int
+shell_status(int wait_status)
+{
+    if(WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
+    if(WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
+    return 1;
+}
+
+std::string
+first_existing(const std::vector<std::string>&                candidates,
+               const std::function<bool(const std::string&)>& exists)
+{
+    for(const auto& c : candidates)
+        if(!c.empty() && exists(c)) return c;
+    return "";
+}
+} // namespace rocprof_kfd

@@ -1,0 +1,258 @@
+// MIT License - see LICENSE.
+//
+// rocprof-kfd with the real bundled tool (built only once its component is in the tree):
+// the files of docs/rocprof-kfd-design.md appear where the options say, the CSV files hold
+// one row per record of the generator's oracle, a user's tool alongside still receives
+// every record, and a program killed by SIGTERM leaves complete JSON documents.
+#include "cli_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <dirent.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <map>
+
+using namespace cli_test;
+
+namespace
+{
+const std::string command   = ROCPROF_KFD;
+const std::string program   = TEST_PROGRAM;
+const std::string user_tool = USER_TOOL;
+const std::string logs_dir  = KFD_LOGS_DIR;
+const std::string workload  = "managed-2gpu-6.13";
+
+env_list
+real_env(const scratch& dir)
+{
+    return {"PATH=/usr/bin:/bin", "TMPDIR=" + dir.path(), "ROCPROFILER_LOG_LEVEL=error"};
+}
+
+std::vector<std::string>
+names_in(const std::string& folder)
+{
+    std::vector<std::string> out;
+    if(DIR* d = opendir(folder.c_str()))
+    {
+        while(dirent* e = readdir(d))
+            if(e->d_name[0] != '.') out.emplace_back(e->d_name);
+        closedir(d);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+// Records per operation of the bundled log's traced process, from its .expect.csv.
+std::map<std::string, size_t>
+expected_counts()
+{
+    std::string self;
+    for(const auto& line : lines_of(read_file(logs_dir + "/" + workload + ".log")))
+        if(line.rfind("#@ self ", 0) == 0) self = line.substr(8);
+    std::map<std::string, size_t> counts;
+    auto rows = lines_of(read_file(logs_dir + "/" + workload + ".expect.csv"));
+    for(size_t i = 1; i < rows.size(); ++i)
+    {
+        auto first  = rows[i].find(',');
+        auto second = rows[i].find(',', first + 1);
+        if(rows[i].substr(first + 1, second - first - 1) == self)
+            ++counts[rows[i].substr(0, first)];
+    }
+    return counts;
+}
+
+// Data rows of a CSV file of numbers and names (no quoted line breaks in these files).
+size_t
+csv_rows(const std::string& path)
+{
+    auto lines = lines_of(read_file(path));
+    return lines.empty() ? 0 : lines.size() - 1;
+}
+
+bool
+looks_complete_json(const std::string& text)
+{
+    auto first = text.find_first_not_of(" \t\r\n");
+    auto last  = text.find_last_not_of(" \t\r\n");
+    return first != std::string::npos && text[first] == '{' && text[last] == '}';
+}
+} // namespace
+
+TEST(RealTool, EmulateWithoutProgramWritesEveryChosenFile)
+{
+    scratch dir;
+    auto    out = dir.file("out");
+    auto    r   = run({command, "--emulate", logs_dir + "/" + workload + ".log", "-d", out,
+                       "--output-format", "csv,json,perfetto,summary,chrome-trace,sqlite"},
+                      real_env(dir));
+    ASSERT_EQ(r.status, 0) << r.err;
+    auto files = names_in(out);
+    for(const char* name :
+        {"summary.txt", "summary.json", "page_fault.csv", "page_migrate.csv", "queue_suspend.csv",
+         "unmap_from_gpu.csv", "results.json", "trace.pftrace", "trace.chrome.json", "kfd.db"})
+    {
+        EXPECT_NE(std::find(files.begin(), files.end(), name), files.end()) << name;
+        EXPECT_NE(r.err.find("rocprof-kfd: wrote " + out + "/" + name), std::string::npos)
+            << name << "\n"
+            << r.err;
+    }
+    auto counts = expected_counts();
+    EXPECT_EQ(csv_rows(out + "/page_fault.csv"), counts["PAGE_FAULT"]);
+    EXPECT_EQ(csv_rows(out + "/page_migrate.csv"), counts["PAGE_MIGRATE"]);
+    EXPECT_EQ(csv_rows(out + "/queue_suspend.csv"), counts["QUEUE_SUSPEND"]);
+    EXPECT_EQ(csv_rows(out + "/unmap_from_gpu.csv"), counts["UNMAP_FROM_GPU"]);
+    EXPECT_TRUE(looks_complete_json(read_file(out + "/summary.json")));
+    EXPECT_TRUE(looks_complete_json(read_file(out + "/results.json")));
+}
+
+TEST(RealTool, DefaultFormatsAndFileStem)
+{
+    scratch dir;
+    auto    out = dir.file("out");
+    auto    r = run({command, "--no-summary", "--emulate", logs_dir + "/" + workload + ".log", "-d",
+                     out, "-o", "run"},
+                    real_env(dir));
+    ASSERT_EQ(r.status, 0) << r.err;
+    auto files = names_in(out);
+    for(const char* name :
+        {"run_summary.txt", "run_summary.json", "run_page_fault.csv", "run_trace.pftrace"})
+        EXPECT_NE(std::find(files.begin(), files.end(), name), files.end()) << name;
+    for(const char* name : {"run_results.json", "run_kfd.db", "run_trace.chrome.json"})
+        EXPECT_EQ(std::find(files.begin(), files.end(), name), files.end()) << name;
+}
+
+TEST(RealTool, DirectoryPlaceholdersExpandPerProcess)
+{
+    scratch dir;
+    char    host[256] = {};
+    gethostname(host, sizeof(host) - 1);
+    auto r = run({command, "--emulate", logs_dir + "/" + workload + ".log", "-d",
+                  dir.file("out") + "/%hostname%/%pid%", "--", program, "exit", "0"},
+                 real_env(dir));
+    ASSERT_EQ(r.status, 0) << r.err;
+    auto pids = names_in(dir.file("out") + "/" + host);
+    ASSERT_EQ(pids.size(), 1u);
+    EXPECT_EQ(pids[0].find_first_not_of("0123456789"), std::string::npos) << pids[0];
+
+    // A rank of a Slurm job, and a variable of the job's environment.
+    auto env = real_env(dir);
+    env.push_back("SLURM_PROCID=3");
+    env.push_back("JOB_TAG=nightly");
+    auto ranked = run({command, "--no-summary", "--emulate", logs_dir + "/" + workload + ".log",
+                       "-d", dir.file("ranks") + "/%hostname%-%rank%-%env{JOB_TAG}%"},
+                      env);
+    ASSERT_EQ(ranked.status, 0) << ranked.err;
+    EXPECT_EQ(names_in(dir.file("ranks")),
+              (std::vector<std::string>{std::string{host} + "-3-nightly"}));
+}
+
+TEST(RealTool, RawCaptureReplaysIntoTheSameRecords)
+{
+    scratch dir;
+    auto    raw   = dir.file("raw.log");
+    auto    first = run({command, "--no-summary", "--emulate", logs_dir + "/" + workload + ".log",
+                         "-d", dir.file("a"), "--raw", raw, "--output-format", "csv"},
+                        real_env(dir));
+    ASSERT_EQ(first.status, 0) << first.err;
+    // The capture is a log in its own right: replayed with no program, the same records.
+    auto again = run(
+        {command, "--no-summary", "--emulate", raw, "-d", dir.file("b"), "--output-format", "csv"},
+        real_env(dir));
+    ASSERT_EQ(again.status, 0) << again.err;
+    auto counts = expected_counts();
+    for(const auto& op : {std::pair<const char*, const char*>{"page_fault.csv", "PAGE_FAULT"},
+                          {"page_migrate.csv", "PAGE_MIGRATE"},
+                          {"queue_suspend.csv", "QUEUE_SUSPEND"},
+                          {"unmap_from_gpu.csv", "UNMAP_FROM_GPU"}})
+    {
+        EXPECT_EQ(csv_rows(dir.file("a") + "/" + op.first), counts[op.second]) << op.first;
+        EXPECT_EQ(csv_rows(dir.file("b") + "/" + op.first), counts[op.second]) << op.first;
+    }
+}
+
+TEST(RealTool, UserToolAlongsideReceivesEveryRecord)
+{
+    scratch dir;
+    auto    env = real_env(dir);
+    env.push_back("ROCP_TOOL_LIBRARIES=" + user_tool);
+    env.push_back("CLI_TEST_USER_OUT=" + dir.file("user.txt"));
+    auto r = run({command, "--no-summary", "--emulate", logs_dir + "/" + workload + ".log", "-d",
+                  dir.file("out")},
+                 env);
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::map<std::string, size_t> seen;
+    for(const auto& line : lines_of(read_file(dir.file("user.txt"))))
+        ++seen[line.substr(0, line.find(','))];
+    auto counts = expected_counts();
+    for(const char* op : {"PAGE_FAULT", "PAGE_MIGRATE", "QUEUE_SUSPEND", "UNMAP_FROM_GPU"})
+        EXPECT_EQ(seen[op], counts[op]) << op;
+    EXPECT_EQ(seen["FINALIZED"], 1u);
+    EXPECT_EQ(seen["DROPS"], 0u);
+}
+
+#ifdef HAVE_REPORT
+TEST(RealTool, HtmlFormatWritesTheReport)
+{
+    scratch dir;
+    auto    out = dir.file("out");
+    auto    r = run({command, "--no-summary", "--emulate", logs_dir + "/" + workload + ".log", "-d",
+                     out, "--output-format", "summary,html"},
+                    real_env(dir));
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("rocprof-kfd: wrote " + out + "/report.html"), std::string::npos) << r.err;
+    EXPECT_NE(read_file(out + "/report.html").find("<html"), std::string::npos);
+}
+#endif
+
+#ifdef HAVE_MERGE
+TEST(RealTool, RanksOnTwoHostsMergeIntoOneTraceAndSummary)
+{
+    scratch                  dir;
+    std::vector<std::string> folders;
+    for(const auto& rank :
+        {std::pair<const char*, const char*>{"hostA", "0"}, {"hostA", "1"}, {"hostB", "2"}})
+    {
+        auto env = real_env(dir);
+        env.push_back(std::string{"FAKE_HOST="} + rank.first);
+        env.push_back(std::string{"SLURM_PROCID="} + rank.second);
+        auto r = run({command, "--no-summary", "--emulate", logs_dir + "/" + workload + ".log",
+                      "-d", dir.file("out") + "/%env{FAKE_HOST}%-%rank%", "--output-format",
+                      "summary,sqlite,json"},
+                     env);
+        ASSERT_EQ(r.status, 0) << r.err;
+        folders.push_back(dir.file("out") + "/" + rank.first + "-" + rank.second);
+    }
+    std::vector<std::string> merge = {command, "merge", "-q", "-o", dir.file("merged")};
+    merge.insert(merge.end(), folders.begin(), folders.end());
+    auto m = run(merge, real_env(dir));
+    ASSERT_EQ(m.status, 0) << m.err;
+    auto files = names_in(dir.file("merged"));
+    for(const char* name : {"trace.pftrace", "summary.json"})
+        EXPECT_NE(std::find(files.begin(), files.end(), name), files.end()) << name;
+    EXPECT_TRUE(looks_complete_json(read_file(dir.file("merged") + "/summary.json")));
+}
+
+// The command repairs what the killed program left.
+TEST(RealTool, ProgramKilledBySigtermLeavesCompleteDocuments)
+{
+    scratch dir;
+    auto    out = dir.file("out");
+    auto    r   = start({command, "--output-format", "summary,json,chrome-trace", "--emulate",
+                         logs_dir + "/" + workload + ".log", "-d", out, "--", program, "wait", "3"},
+                        real_env(dir), dir);
+    ASSERT_EQ(read_gate_line(r), "ready");
+    ASSERT_EQ(kill(r.pid, SIGTERM), 0);
+    auto done = finish(r);
+    EXPECT_EQ(done.status, 143) << done.err;
+    for(const auto& name : names_in(out))
+    {
+        if(name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0)
+        {
+            EXPECT_TRUE(looks_complete_json(read_file(out + "/" + name))) << name;
+        }
+    }
+}
+#endif
