@@ -1,8 +1,22 @@
 // MIT License - see LICENSE.
 //
-// What the KFD reader thread does per event: split a read into lines, parse, pair, and copy
-// the record into a buffer. The kernel FIFO holds 8 KiB; the reader must drain it faster
-// than GPUs fault, so these are the numbers that bound how fast we can keep up.
+// The KFD reader's per-event work, stage by stage, side by side with the reference approach
+// (baseline_reference.hpp) on the same bytes, in one binary and one run:
+//
+//   parse/<impl>/<log>               split the reads into lines and parse them
+//   parse_pair/<impl>/<log>          ... and pair starts with ends into records
+//   parse_pair_emplace/ours/<log>    ... and copy each record into a LOSSLESS buffer that a
+//                                    callback thread drains (as after initialization)
+//
+// <log>: every rocprof-kfd-gen scenario and "mix" (all of them interleaved at random, each in
+// another format era), KFD_BENCH_EVENTS lines each (default 1M), generated at start and fed
+// in whole-message reads of at most 8 KiB, as the kernel returns them. Each benchmark reports
+// ns/event and events/s; at the end a table gives the ratios baseline / ours.
+//
+//   ./build/benchmarks/bench-kfd-hot-path --benchmark_repetitions=5   (medians in the table)
+#include "baseline_reference.hpp"
+#include "workloads.hpp"
+
 #include "rocprofiler-sdk/buffer.hpp"
 #include "rocprofiler-sdk/callback_thread.hpp"
 #include "rocprofiler-sdk/context.hpp"
@@ -12,105 +26,268 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <map>
 #include <string>
 
 namespace
 {
-// A realistic mix: fault pairs, migrate pairs, queue pairs, unmaps.
-std::string
-make_stream(int groups)
+namespace kfd = rocprofiler::kfd;
+using bench_workloads::workload;
+using record = rocprofiler_buffer_tracing_page_migration_record_t;
+
+uint64_t
+events_per_log()
 {
-    std::string text;
-    char        line[128];
-    for(int i = 0; i < groups; ++i)
-    {
-        uint64_t ts   = 40507688414784ull + 1000ull * i;
-        unsigned page = 0x7fa608127u + i;
-        snprintf(line, sizeof(line), "7 %llu -152990 @%x(1ea0) R\n", (unsigned long long) ts, page);
-        text += line;
-        snprintf(line, sizeof(line), "5 %llu -152990 @%x(200) 0->1ea0 1ea0:ffffffff 1\n",
-                 (unsigned long long) ts + 10, page);
-        text += line;
-        snprintf(line, sizeof(line), "6 %llu -152990 @%x(200) 0->1ea0 1 0\n",
-                 (unsigned long long) ts + 500, page);
-        text += line;
-        snprintf(line, sizeof(line), "8 %llu -152990 @%x(1ea0) M\n", (unsigned long long) ts + 600,
-                 page);
-        text += line;
-        snprintf(line, sizeof(line), "9 %llu -152990 1ea0 2\n", (unsigned long long) ts + 700);
-        text += line;
-        snprintf(line, sizeof(line), "a %llu -152990 1ea0 0\n", (unsigned long long) ts + 800);
-        text += line;
-        snprintf(line, sizeof(line), "b %llu -152990 @%x(200) 1ea0 2\n", (unsigned long long) ts + 900,
-                 page);
-        text += line;
-    }
-    return text;
+    const char* value = std::getenv("KFD_BENCH_EVENTS");
+    return value != nullptr && *value != '\0' ? std::strtoull(value, nullptr, 10) : 1000000;
 }
 
 void
-parse_only(benchmark::State& state)
+report(benchmark::State& state, uint64_t events, uint64_t records)
 {
-    auto                       text = make_stream(1000);
-    rocprofiler::kfd::line_splitter splitter;
-    uint64_t                   events = 0;
-    for(auto _ : state)
-    {
-        splitter.feed(text.data(), text.size(), [&](std::string_view line) {
-            rocprofiler::kfd::event ev;
-            events += rocprofiler::kfd::parse_line(line, ev) == rocprofiler::kfd::parse_result::ok;
-        });
-    }
     state.SetItemsProcessed(static_cast<int64_t>(events));
-    state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * text.size()));
+    // CPU time of the benchmark thread / events (printed with its unit, e.g. "33.1ns")
+    state.counters["t/event"] = benchmark::Counter(
+        static_cast<double>(events), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    state.counters["records/event"] =
+        benchmark::Counter(events ? static_cast<double>(records) / static_cast<double>(events) : 0);
 }
-BENCHMARK(parse_only);
+
+// ---- ours: the SDK's parser, pairing engine and buffer ----
 
 void
-parse_and_pair(benchmark::State& state)
+ours_parse(benchmark::State& state, const workload& w)
 {
-    auto                             text = make_stream(1000);
-    rocprofiler::kfd::line_splitter  splitter;
-    rocprofiler::kfd::pairing_engine pairing;
-    uint64_t                         events = 0, records = 0;
+    uint64_t events = 0;
     for(auto _ : state)
     {
-        splitter.feed(text.data(), text.size(), [&](std::string_view line) {
-            rocprofiler::kfd::event ev;
-            if(rocprofiler::kfd::parse_line(line, ev) != rocprofiler::kfd::parse_result::ok) return;
-            ++events;
-            rocprofiler_buffer_tracing_page_migration_record_t rec;
-            records += pairing.process(ev, rec);
-        });
+        kfd::line_splitter splitter;
+        for(auto chunk : w.chunks)
+            splitter.feed(chunk.data(), chunk.size(),
+                          [&](std::string_view line)
+                          {
+                              kfd::event ev;
+                              events += kfd::parse_line(line, ev) == kfd::parse_result::ok;
+                              benchmark::DoNotOptimize(ev);
+                          });
     }
-    state.SetItemsProcessed(static_cast<int64_t>(events));
-    state.counters["records"] = benchmark::Counter(static_cast<double>(records), benchmark::Counter::kIsRate);
+    report(state, events, 0);
 }
-BENCHMARK(parse_and_pair);
+
+void
+ours_parse_pair(benchmark::State& state, const workload& w)
+{
+    uint64_t events = 0, records = 0;
+    for(auto _ : state)
+    {
+        kfd::line_splitter  splitter;
+        kfd::pairing_engine pairing;
+        for(auto chunk : w.chunks)
+            splitter.feed(chunk.data(), chunk.size(),
+                          [&](std::string_view line)
+                          {
+                              kfd::event ev;
+                              if(kfd::parse_line(line, ev) != kfd::parse_result::ok) return;
+                              ++events;
+                              record rec;
+                              if(pairing.process(ev, rec))
+                              {
+                                  ++records;
+                                  benchmark::DoNotOptimize(rec);
+                              }
+                          });
+    }
+    report(state, events, records);
+}
 
 void
 noop_callback(rocprofiler_context_id_t, rocprofiler_buffer_id_t, rocprofiler_record_header_t**,
               size_t, void*, uint64_t)
-{}
+{
+}
+
+uint64_t
+draining_buffer()
+{
+    static uint64_t id = []
+    {
+        uint64_t ctx = 0, buf = 0;
+        rocprofiler::context::create(1, &ctx);
+        rocprofiler::buffer::create(ctx, 1 << 20, 1 << 19, ROCPROFILER_BUFFER_POLICY_LOSSLESS,
+                                    noop_callback, nullptr, &buf);
+        rocprofiler::callback_thread::start_all(); // as initialization does
+        return buf;
+    }();
+    return id;
+}
 
 void
-buffer_emplace(benchmark::State& state)
+ours_parse_pair_emplace(benchmark::State& state, const workload& w)
 {
-    uint64_t ctx = 0, buf = 0;
-    rocprofiler::context::create(1, &ctx);
-    rocprofiler::buffer::create(ctx, 1 << 20, 1 << 19, ROCPROFILER_BUFFER_POLICY_LOSSLESS,
-                                noop_callback, nullptr, &buf);
-    rocprofiler::callback_thread::start_all();  // as initialization does
-    rocprofiler_buffer_tracing_page_migration_record_t rec{};
-    rec.size = sizeof(rec);
+    const uint64_t buf    = draining_buffer();
+    uint64_t       events = 0, records = 0, dropped = 0;
     for(auto _ : state)
-        benchmark::DoNotOptimize(rocprofiler::buffer::emplace(
-            buf, ROCPROFILER_BUFFER_CATEGORY_TRACING, ROCPROFILER_BUFFER_TRACING_PAGE_MIGRATION,
-            &rec, sizeof(rec)));
-    rocprofiler::buffer::flush(buf);
-    state.SetItemsProcessed(static_cast<int64_t>(state.iterations()));
+    {
+        kfd::line_splitter  splitter;
+        kfd::pairing_engine pairing;
+        for(auto chunk : w.chunks)
+            splitter.feed(chunk.data(), chunk.size(),
+                          [&](std::string_view line)
+                          {
+                              kfd::event ev;
+                              if(kfd::parse_line(line, ev) != kfd::parse_result::ok) return;
+                              ++events;
+                              record rec;
+                              if(!pairing.process(ev, rec)) return;
+                              ++records;
+                              dropped += !rocprofiler::buffer::emplace(
+                                  buf, ROCPROFILER_BUFFER_CATEGORY_TRACING,
+                                  ROCPROFILER_BUFFER_TRACING_PAGE_MIGRATION, &rec, sizeof(rec));
+                          });
+        state.PauseTiming();
+        rocprofiler::buffer::flush(buf); // the next iteration starts with an empty buffer
+        state.ResumeTiming();
+    }
+    report(state, events, records);
+    state.counters["dropped"] = benchmark::Counter(static_cast<double>(dropped));
 }
-BENCHMARK(buffer_emplace);
-}  // namespace
 
-BENCHMARK_MAIN();
+// ---- baseline: the reference approach on the same bytes ----
+
+void
+baseline_parse(benchmark::State& state, const workload& w)
+{
+    uint64_t events = 0;
+    for(auto _ : state)
+        for(auto chunk : w.chunks)
+            bench_baseline::for_each_line_copied(chunk.data(), chunk.size(),
+                                                 [&](const char* line, size_t)
+                                                 {
+                                                     uint32_t id = 0;
+                                                     record   rec;
+                                                     events += bench_baseline::parse(line, id, rec);
+                                                     benchmark::DoNotOptimize(rec);
+                                                 });
+    report(state, events, 0);
+}
+
+void
+baseline_parse_pair(benchmark::State& state, const workload& w)
+{
+    uint64_t events = 0, records = 0;
+    for(auto _ : state)
+    {
+        bench_baseline::pairer pairer;
+        for(auto chunk : w.chunks)
+            bench_baseline::for_each_line_copied(chunk.data(), chunk.size(),
+                                                 [&](const char* line, size_t)
+                                                 {
+                                                     uint32_t id = 0;
+                                                     record   rec;
+                                                     if(!bench_baseline::parse(line, id, rec))
+                                                         return;
+                                                     ++events;
+                                                     if(pairer.process(id, rec))
+                                                     {
+                                                         ++records;
+                                                         benchmark::DoNotOptimize(rec);
+                                                     }
+                                                 });
+    }
+    report(state, events, records);
+}
+
+// ---- registration and the side-by-side table ----
+
+using bench_fn = void (*)(benchmark::State&, const workload&);
+
+struct stage
+{
+    const char* name;
+    bench_fn    fn;
+};
+
+const stage stages[] = {
+    {"parse/ours", ours_parse},
+    {"parse/baseline", baseline_parse},
+    {"parse_pair/ours", ours_parse_pair},
+    {"parse_pair/baseline", baseline_parse_pair},
+    {"parse_pair_emplace/ours", ours_parse_pair_emplace},
+};
+
+void
+register_all()
+{
+    const uint64_t events = events_per_log();
+    for(const auto& log : bench_workloads::names())
+        for(const auto& s : stages)
+            benchmark::RegisterBenchmark((std::string{s.name} + "/" + log).c_str(),
+                                         [s, log, events](benchmark::State& state)
+                                         { s.fn(state, bench_workloads::get(log, events)); })
+                ->Unit(benchmark::kMillisecond);
+}
+
+// Prints the usual console output and remembers each benchmark's ns/event (the median when
+// repeated), then a table of ratios.
+class ratio_reporter : public benchmark::ConsoleReporter
+{
+public:
+    void ReportRuns(const std::vector<Run>& runs) override
+    {
+        ConsoleReporter::ReportRuns(runs);
+        for(const auto& run : runs)
+        {
+            auto it = run.counters.find("t/event");
+            if(it == run.counters.end() || run.error_occurred) continue;
+            const std::string& agg = run.aggregate_name;
+            if(!agg.empty() && agg != "median") continue;
+            const std::string name = run.run_name.function_name;
+            if(agg.empty() && m_has_median[name]) continue;
+            m_ns[name]         = it->second.value * 1e9;
+            m_has_median[name] = agg == "median";
+        }
+    }
+
+    void Finalize() override
+    {
+        ConsoleReporter::Finalize();
+        std::printf("\nns/event of CPU time (median of the repetitions when repeated); x = "
+                    "baseline / ours\n");
+        std::printf("%-10s %9s %9s %6s | %9s %9s %6s | %9s %6s\n", "log", "parse", "base", "x",
+                    "p+pair", "base", "x", "p+p+emp", "x");
+        for(const auto& log : bench_workloads::names())
+        {
+            double p = get("parse/ours/" + log), bp = get("parse/baseline/" + log);
+            double pp = get("parse_pair/ours/" + log), bpp = get("parse_pair/baseline/" + log);
+            double ppe = get("parse_pair_emplace/ours/" + log);
+            std::printf("%-10s %9.1f %9.1f %6.1f | %9.1f %9.1f %6.1f | %9.1f %6.1f\n", log.c_str(),
+                        p, bp, ratio(bp, p), pp, bpp, ratio(bpp, pp), ppe, ratio(bpp, ppe));
+        }
+        std::fflush(stdout);
+    }
+
+private:
+    double get(const std::string& name) const
+    {
+        auto it = m_ns.find(name);
+        return it == m_ns.end() ? 0.0 : it->second;
+    }
+    static double ratio(double base, double ours) { return ours > 0 ? base / ours : 0.0; }
+
+    std::map<std::string, double> m_ns;
+    std::map<std::string, bool>   m_has_median;
+};
+} // namespace
+
+int
+main(int argc, char** argv)
+{
+    benchmark::Initialize(&argc, argv);
+    if(benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+    register_all();
+    ratio_reporter reporter;
+    benchmark::RunSpecifiedBenchmarks(&reporter);
+    benchmark::Shutdown();
+    return 0;
+}

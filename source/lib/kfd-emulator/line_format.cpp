@@ -3,12 +3,29 @@
 
 #include "common/kfd_abi.hpp"
 
+#include <cstring>
+
 namespace kfd_emu
 {
 namespace abi = rocprofiler::kfd_abi;
 
 namespace
 {
+// The value of each byte as a hex digit, 0xff for bytes that are none.
+struct hex_table
+{
+    uint8_t values[256];
+    constexpr hex_table() : values{}
+    {
+        for(int c = 0; c < 256; ++c)
+            values[c] = c >= '0' && c <= '9'   ? c - '0'
+                        : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                        : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                               : 0xff;
+    }
+};
+constexpr uint8_t const (&hex_digit_values)[256] = hex_table{}.values;
+
 // A cursor over a line: each take_* consumes a field or fails without side effects on out.
 struct cursor
 {
@@ -33,14 +50,11 @@ struct cursor
         uint64_t v     = 0;
         while(pos < text.size())
         {
-            char c     = text[pos];
-            int  digit = -1;
-            if(c >= '0' && c <= '9') digit = c - '0';
-            if(c >= 'a' && c <= 'f') digit = c - 'a' + 10;
-            if(c >= 'A' && c <= 'F') digit = c - 'A' + 10;
-            if(digit < 0) break;
+            // One table look-up per byte (the replay parses every line: it is its hot path).
+            const uint8_t digit = hex_digit_values[static_cast<unsigned char>(text[pos])];
+            if(digit > 15) break;
             if(pos - start >= 16) return false; // more than 64 bits
-            v = (v << 4) | static_cast<uint64_t>(digit);
+            v = (v << 4) | digit;
             ++pos;
         }
         if(pos == start) return false;
@@ -53,13 +67,14 @@ struct cursor
     {
         size_t   start = pos;
         uint64_t v     = 0;
-        while(pos < text.size() && text[pos] >= '0' && text[pos] <= '9')
+        while(pos < text.size())
         {
-            if(pos - start >= 19) return false; // keep within int64
-            v = v * 10 + static_cast<uint64_t>(text[pos] - '0');
+            const unsigned digit = static_cast<unsigned char>(text[pos]) - unsigned{'0'};
+            if(digit > 9) break;
+            v = v * 10 + digit; // may wrap past 19 digits: refused below
             ++pos;
         }
-        if(pos == start) return false;
+        if(pos == start || pos - start > 19) return false; // keep within int64
         value = v;
         if(where) *where = span{start, pos - start};
         return true;
@@ -187,10 +202,45 @@ parse_hex_pid(cursor& c, parsed_event& ev, char separator)
     }
 }
 
+// "00" to "99": two digits per division when formatting.
+struct digit_pairs
+{
+    char text[200];
+    constexpr digit_pairs() : text{}
+    {
+        for(int i = 0; i < 100; ++i)
+        {
+            text[2 * i]     = static_cast<char>('0' + i / 10);
+            text[2 * i + 1] = static_cast<char>('0' + i % 10);
+        }
+    }
+};
+constexpr digit_pairs two_digits{};
+
 void
 append_dec(std::string& out, int64_t v)
 {
-    out += std::to_string(v);
+    // Written backwards into a local buffer, two digits at a time, then one append (this
+    // runs for every replayed line: no temporary string, no append per character).
+    char     buf[24];
+    char*    p         = buf + sizeof(buf);
+    uint64_t magnitude = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+    while(magnitude >= 100)
+    {
+        const uint64_t pair = magnitude % 100;
+        magnitude /= 100;
+        p -= 2;
+        std::memcpy(p, two_digits.text + 2 * pair, 2);
+    }
+    if(magnitude >= 10)
+    {
+        p -= 2;
+        std::memcpy(p, two_digits.text + 2 * magnitude, 2);
+    }
+    else
+        *--p = static_cast<char>('0' + magnitude);
+    if(v < 0) *--p = '-';
+    out.append(p, static_cast<size_t>(buf + sizeof(buf) - p));
 }
 
 void
@@ -288,13 +338,22 @@ std::string
 rewrite_line(std::string_view line, const parsed_event& ev, const rewrite_rule& rule,
              uint32_t& out_pid)
 {
+    std::string out;
+    rewrite_line_into(out, line, ev, rule, out_pid);
+    return out;
+}
+
+void
+rewrite_line_into(std::string& out, std::string_view line, const parsed_event& ev,
+                  const rewrite_rule& rule, uint32_t& out_pid)
+{
+    out.clear();
     out_pid = ev.text_pid;
     bool new_pid =
         rule.rewrite_pid && ev.pid_kind != pid_style::none && ev.text_pid == rule.from_pid;
     if(new_pid) out_pid = rule.to_pid;
     bool new_ns = ev.has_ns && rule.ns_offset != 0;
 
-    std::string out;
     out.reserve(line.size() + 16);
     size_t pos = 0;
     // ns comes before the pid in every shape that has both.
@@ -315,6 +374,5 @@ rewrite_line(std::string_view line, const parsed_event& ev, const rewrite_rule& 
     }
     out.append(line.substr(pos));
     out += '\n';
-    return out;
 }
 } // namespace kfd_emu

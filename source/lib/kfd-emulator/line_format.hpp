@@ -70,4 +70,7 @@ struct rewrite_rule
 // is unchanged. out_pid receives the text pid after rewriting.
 std::string rewrite_line(std::string_view line, const parsed_event& ev, const rewrite_rule& rule,
                          uint32_t& out_pid);
+// The same into `out` (replaced), whose storage is reused: the replay's hot path.
+void rewrite_line_into(std::string& out, std::string_view line, const parsed_event& ev,
+                       const rewrite_rule& rule, uint32_t& out_pid);
 } // namespace kfd_emu

@@ -37,6 +37,14 @@ line_reader::fill()
 }
 
 bool
+line_reader::has_line() const
+{
+    const size_t buffered = end_ - begin_;
+    // More than a whole line buffered: next() finds its end (or cuts it) without a read.
+    return buffered > max_line || std::memchr(buffer_.data() + begin_, '\n', buffered) != nullptr;
+}
+
+bool
 line_reader::next(std::string& line, bool& too_long)
 {
     line.clear();

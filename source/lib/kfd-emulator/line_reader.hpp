@@ -26,6 +26,8 @@ public:
     // too_long is set when the line was longer than max_line (the rest is skipped).
     bool next(std::string& line, bool& too_long);
     bool failed() const { return failed_; }
+    // True when next() will return a line without reading the file.
+    bool has_line() const;
 
 private:
     bool fill();

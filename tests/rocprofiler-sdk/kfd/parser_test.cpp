@@ -16,19 +16,35 @@ using rocprofiler::kfd::event;
 using rocprofiler::kfd::event_text;
 using rocprofiler::kfd::id14_kind;
 using rocprofiler::kfd::max_line_length;
-using rocprofiler::kfd::parse_line;
 using rocprofiler::kfd::parse_result;
 using rocprofiler::kfd::resolve_id14;
 using rocprofiler::kfd::restore_form;
 
 namespace
 {
+void expect_same_event(const event& a, const event& b);
+
+// Every test input goes through both parsers: the SWAR one (whose result the test checks)
+// and its scalar twin, which must agree on the result and every field.
+parse_result
+parse_twins(std::string_view line, event& out)
+{
+    event      twin{};
+    const auto result = rocprofiler::kfd::parse_line(line, out);
+    EXPECT_EQ(rocprofiler::kfd::parse_line_scalar(line, twin), result) << "line: [" << line << "]";
+    expect_same_event(out, twin);
+    event swar{};
+    EXPECT_EQ(rocprofiler::kfd::parse_line_swar(line, swar), result) << "line: [" << line << "]";
+    expect_same_event(out, swar);
+    return result;
+}
+
 // Parses a line that must be valid.
 event
 parse_ok(std::string_view line)
 {
     event ev{};
-    EXPECT_EQ(parse_line(line, ev), parse_result::ok) << "line: [" << line << "]";
+    EXPECT_EQ(parse_twins(line, ev), parse_result::ok) << "line: [" << line << "]";
     return ev;
 }
 
@@ -36,7 +52,7 @@ parse_result
 parse(std::string_view line)
 {
     event ev{};
-    return parse_line(line, ev);
+    return parse_twins(line, ev);
 }
 
 // Compares every field of two events (gtest has no operator== for the struct).
@@ -667,7 +683,7 @@ TEST(kfd_parser, nul_at_every_position)
             const parse_result expected =
                 position <= 1 ? parse_result::unknown_id : parse_result::malformed;
             event ev{};
-            EXPECT_EQ(parse_line(copy, ev), expected)
+            EXPECT_EQ(parse_twins(copy, ev), expected)
                 << "line: [" << line << "] NUL at " << position;
         }
     }
@@ -753,7 +769,7 @@ TEST(kfd_parser, empty_and_long_lines)
     ASSERT_EQ(longest.size(), max_line_length);
     EXPECT_EQ(parse(longest), parse_result::ok);
     event too_long_ev{};
-    EXPECT_EQ(parse_line(longest + "n", too_long_ev), parse_result::malformed);
+    EXPECT_EQ(parse_twins(longest + "n", too_long_ev), parse_result::malformed);
     EXPECT_EQ(too_long_ev.id, 0u); // rejected before the id was read
 }
 
@@ -783,7 +799,7 @@ TEST(kfd_parser, unknown_ids)
     {
         event ev{};
         ev.pid = 77; // must be cleared
-        EXPECT_EQ(parse_line(line, ev), parse_result::unknown_id) << "line: [" << line << "]";
+        EXPECT_EQ(parse_twins(line, ev), parse_result::unknown_id) << "line: [" << line << "]";
         expect_same_event(ev, event{});
     }
 }
@@ -792,11 +808,11 @@ TEST(kfd_parser, malformed_keeps_only_the_id)
 {
     event ev{};
     ev.pid = 77;
-    EXPECT_EQ(parse_line("9 1 -2 1ea0 1 x", ev), parse_result::malformed);
+    EXPECT_EQ(parse_twins("9 1 -2 1ea0 1 x", ev), parse_result::malformed);
     expect_same_event(ev, with_id(9));
-    EXPECT_EQ(parse_line("e 1 -2 1ea0 1", ev), parse_result::malformed);
+    EXPECT_EQ(parse_twins("e 1 -2 1ea0 1", ev), parse_result::malformed);
     expect_same_event(ev, with_id(14));
-    EXPECT_EQ(parse_line("a", ev), parse_result::malformed);
+    EXPECT_EQ(parse_twins("a", ev), parse_result::malformed);
     expect_same_event(ev, with_id(10));
 }
 
@@ -804,7 +820,7 @@ TEST(kfd_parser, ok_resets_previous_contents)
 {
     event ev = parse_ok("7 1 -2 @10(1) R");
     ASSERT_TRUE(ev.read_fault);
-    ASSERT_EQ(parse_line("1 5:x", ev), parse_result::ok);
+    ASSERT_EQ(parse_twins("1 5:x", ev), parse_result::ok);
     event expected       = with_id(1);
     expected.pid         = 5;
     expected.text_offset = 4;

@@ -9,6 +9,14 @@
 
 #include <limits>
 
+#if defined(__SSE2__)
+#    include <emmintrin.h> // SSE2: part of every x86-64
+#endif
+
+// The readers are small and called a dozen times per line: inlined into each body parser,
+// a line is parsed without calls (at -O2 GCC would keep them out of line).
+#define KFD_PARSER_INLINE inline __attribute__((always_inline))
+
 namespace rocprofiler::kfd
 {
 namespace
@@ -21,24 +29,38 @@ constexpr size_t hex64_digits = 16;
 constexpr size_t ns_digits    = 19; // INT64_MAX has 19 digits
 constexpr size_t int32_digits = 10; // INT32_MAX has 10 digits
 
-// A read position inside one line. Every accessor checks the end first.
+// A read position inside one line. Every accessor checks the end first. `swar` picks the
+// number readers: word-at-a-time (parse_line) or their byte-at-a-time twins
+// (parse_line_scalar), which tests run on the same inputs and compare.
 struct cursor
 {
     std::string_view text;
     size_t           position = 0;
+    bool             swar     = true;
+    // With SIMD: bit i set when byte i of the line is a hex (decimal) digit, for lines of
+    // 16 to 64 bytes (has_masks); every number reader then finds its length with one
+    // count-trailing-zeros. Bits past the line's end are 0 (no digit).
+    bool     has_masks = false;
+    uint64_t hex_mask  = 0;
+    uint64_t dec_mask  = 0;
 
-    bool   at_end() const { return position >= text.size(); }
-    char   peek() const { return at_end() ? '\0' : text[position]; }
-    size_t remaining() const { return text.size() - position; }
+    KFD_PARSER_INLINE bool   at_end() const { return position >= text.size(); }
+    KFD_PARSER_INLINE char   peek() const { return at_end() ? '\0' : text[position]; }
+    KFD_PARSER_INLINE size_t remaining() const { return text.size() - position; }
 
     // Consumes `c` when it is the next byte.
-    bool skip(char c)
+    KFD_PARSER_INLINE bool skip(char c)
     {
         if(at_end() || text[position] != c) return false;
         ++position;
         return true;
     }
 };
+
+// The number readers: the word-at-a-time ones, or their scalar twins (see cursor::swar).
+KFD_PARSER_INLINE bool read_hex(cursor& c, size_t max_digits, uint64_t& value);
+KFD_PARSER_INLINE bool read_decimal(cursor& c, size_t max_digits, uint64_t max_value,
+                                    uint64_t& value);
 
 int
 hex_value(char c)
@@ -57,8 +79,8 @@ is_decimal_digit(char c)
 
 // 1..max_digits hex digits. With at most 16 digits a uint64_t cannot overflow; 32-bit
 // fields pass max_digits = 8.
-bool
-read_hex(cursor& c, size_t max_digits, uint64_t& value)
+__attribute__((noinline)) bool
+read_hex_scalar(cursor& c, size_t max_digits, uint64_t& value)
 {
     value         = 0;
     size_t digits = 0;
@@ -71,7 +93,7 @@ read_hex(cursor& c, size_t max_digits, uint64_t& value)
     return digits > 0;
 }
 
-bool
+KFD_PARSER_INLINE bool
 read_hex32(cursor& c, uint32_t& value)
 {
     uint64_t wide = 0;
@@ -80,15 +102,15 @@ read_hex32(cursor& c, uint32_t& value)
     return true;
 }
 
-bool
+KFD_PARSER_INLINE bool
 read_hex64(cursor& c, uint64_t& value)
 {
     return read_hex(c, hex64_digits, value);
 }
 
 // 1..max_digits decimal digits, value <= max_value. 19 digits fit in a uint64_t.
-bool
-read_decimal(cursor& c, size_t max_digits, uint64_t max_value, uint64_t& value)
+__attribute__((noinline)) bool
+read_decimal_scalar(cursor& c, size_t max_digits, uint64_t max_value, uint64_t& value)
 {
     value         = 0;
     size_t digits = 0;
@@ -101,8 +123,267 @@ read_decimal(cursor& c, size_t max_digits, uint64_t max_value, uint64_t& value)
     return digits > 0 && value <= max_value;
 }
 
+// ---- word-at-a-time (SWAR) twins of the two readers above ----
+//
+// Eight bytes of the line are classified at once: the first byte that is not a digit ends
+// the number (found with one count-trailing-zeros, no branch per byte), and the digits are
+// converted with a few multiplies and shifts. Bytes past the end of the line read as NUL,
+// which is no digit, so a number never runs past the line.
+
+constexpr uint64_t ones  = 0x0101010101010101ull;
+constexpr uint64_t highs = 0x8080808080808080ull;
+
+// The 8 bytes of the line at p (first byte in the lowest bits), NUL past its end. Reads
+// only inside [begin, end).
+KFD_PARSER_INLINE uint64_t
+load8(const char* p, const char* begin, const char* end)
+{
+    uint64_t     word      = 0;
+    const size_t remaining = static_cast<size_t>(end - p);
+    if(remaining >= 8)
+        std::memcpy(&word, p, 8);
+    else if(end - begin >= 8 && remaining > 0)
+    {
+        // The line's last 8 bytes, shifted so that p comes first and zeros follow its end.
+        std::memcpy(&word, end - 8, 8);
+        word >>= 8 * (8 - remaining);
+    }
+    else
+        for(size_t i = 0; i < remaining; ++i)
+            word |= uint64_t{static_cast<unsigned char>(p[i])} << (8 * i);
+    return word;
+}
+
+// Digits of a run of n bytes at the start of a word: index of the first flagged byte.
+KFD_PARSER_INLINE unsigned
+run_length(uint64_t flagged)
+{
+    return flagged == 0 ? 8u : static_cast<unsigned>(__builtin_ctzll(flagged)) / 8u;
+}
+
+// The high bit of every byte that is not '0'..'9'. A carry out of a byte >= 0x80 can only
+// flag a later byte, which does not move the first flagged one.
+KFD_PARSER_INLINE uint64_t
+non_decimal_bytes(uint64_t word)
+{
+    const uint64_t x = word ^ (ones * '0');
+    return ((x + ones * 0x76) | x) & highs;
+}
+
+// The value of the first n (1..8) decimal digits of word.
+KFD_PARSER_INLINE uint64_t
+decimal_value(uint64_t word, unsigned n)
+{
+    uint64_t x = (word ^ (ones * '0')) << (8 * (8 - n)); // later bytes shifted out
+    x          = x * 10 + (x >> 8);                      // pairs of digits
+    x          = (((x & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
+         (((x >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >>
+        32;
+    return x;
+}
+
+constexpr uint64_t powers_of_ten[9] = {1,      10,      100,      1000,     10000,
+                                       100000, 1000000, 10000000, 100000000};
+
+KFD_PARSER_INLINE bool
+read_decimal_swar(cursor& c, size_t max_digits, uint64_t max_value, uint64_t& value)
+{
+    const char* begin  = c.text.data();
+    const char* end    = begin + c.text.size();
+    const char* p      = begin + c.position;
+    uint64_t    v      = 0;
+    size_t      digits = 0;
+    while(true)
+    {
+        const uint64_t word = load8(p + digits, begin, end);
+        const unsigned n    = run_length(non_decimal_bytes(word));
+        if(digits + n > max_digits) return false; // at most 19: v cannot overflow
+        if(n > 0) v = v * powers_of_ten[n] + decimal_value(word, n);
+        digits += n;
+        if(n < 8) break;
+    }
+    value = v;
+    c.position += digits;
+    return digits > 0 && v <= max_value;
+}
+
+// The high bit of every byte that is a hex digit; `letters` gets those that are a-f/A-F.
+// Each byte's arithmetic stays below 0x100 (bytes >= 0x80 are masked first): no carries.
+KFD_PARSER_INLINE uint64_t
+hex_digit_bytes(uint64_t word, uint64_t& letters)
+{
+    const uint64_t ascii  = ~word & highs; // bytes < 0x80
+    const uint64_t x      = word & (ones * 0x7F);
+    const uint64_t digits = (x + ones * (0x80 - '0')) & ~(x + ones * (0x80 - '9' - 1)) & ascii;
+    const uint64_t lower  = x | (ones * 0x20);
+    letters = (lower + ones * (0x80 - 'a')) & ~(lower + ones * (0x80 - 'f' - 1)) & ascii;
+    return (digits | letters) & highs;
+}
+
+// The value of the first n (1..8) hex digits of word.
+KFD_PARSER_INLINE uint64_t
+hex_value_of(uint64_t word, uint64_t letters, unsigned n)
+{
+    uint64_t x = (word & (ones * 0x0F)) + (letters >> 7) * 9; // nibbles, first byte first
+    x <<= 8 * (8 - n);                                        // later bytes shifted out
+    x = ((x << 4) | (x >> 8)) & 0x00FF00FF00FF00FFull;        // pairs of nibbles
+    x = ((x << 8) | (x >> 16)) & 0x0000FFFF0000FFFFull;
+    return ((x << 16) | (x >> 32)) & 0xFFFFFFFFull;
+}
+
+KFD_PARSER_INLINE bool
+read_hex_swar(cursor& c, size_t max_digits, uint64_t& value)
+{
+    const char* begin  = c.text.data();
+    const char* end    = begin + c.text.size();
+    const char* p      = begin + c.position;
+    uint64_t    v      = 0;
+    size_t      digits = 0;
+    while(true)
+    {
+        const uint64_t word    = load8(p + digits, begin, end);
+        uint64_t       letters = 0;
+        const unsigned n       = run_length(~hex_digit_bytes(word, letters) & highs);
+        if(digits + n > max_digits) return false; // at most 16: v cannot overflow
+        if(n > 0) v = (n == 8 ? v << 32 : v << (4 * n)) | hex_value_of(word, letters, n);
+        digits += n;
+        if(n < 8) break;
+    }
+    value = v;
+    c.position += digits;
+    return digits > 0;
+}
+
+// ---- SIMD: the whole line classified at once (SSE2), then SWAR conversion ----
+
+#if defined(__SSE2__)
+// Hex-digit and decimal-digit bitmaps of the 16 bytes at p.
+KFD_PARSER_INLINE void
+classify16(const char* p, uint32_t& hex, uint32_t& dec)
+{
+    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    // b - '0' < 10 and (b | 0x20) - 'a' < 6 (unsigned), as signed compares: adding
+    // 0x80 - '0' (mod 256) maps exactly '0'..'9' to -128..-119.
+    const __m128i to_digits  = _mm_set1_epi8(static_cast<char>(0x80 - '0'));
+    const __m128i to_letters = _mm_set1_epi8(static_cast<char>(0x80 - 'a'));
+    const __m128i digit = _mm_cmplt_epi8(_mm_add_epi8(bytes, to_digits), _mm_set1_epi8(-0x80 + 10));
+    const __m128i lower = _mm_or_si128(bytes, _mm_set1_epi8(0x20));
+    const __m128i letter =
+        _mm_cmplt_epi8(_mm_add_epi8(lower, to_letters), _mm_set1_epi8(-0x80 + 6));
+    dec = static_cast<uint32_t>(_mm_movemask_epi8(digit));
+    hex = static_cast<uint32_t>(_mm_movemask_epi8(_mm_or_si128(digit, letter)));
+}
+
+// Fills the cursor's masks for a line of 16 to 64 bytes: 16-byte blocks from the start, the
+// last one ending at the line's end (it overlaps the one before; the same bytes give the same
+// bits). Never reads outside the line.
+KFD_PARSER_INLINE void
+classify_line(cursor& c)
+{
+    const size_t size = c.text.size();
+    if(size < 16 || size > 64) return;
+    const char* p   = c.text.data();
+    uint64_t    hex = 0, dec = 0;
+    uint32_t    h = 0, d = 0;
+    size_t      offset = 0;
+    for(; offset + 16 <= size; offset += 16)
+    {
+        classify16(p + offset, h, d);
+        hex |= uint64_t{h} << offset;
+        dec |= uint64_t{d} << offset;
+    }
+    if(offset < size)
+    {
+        classify16(p + size - 16, h, d);
+        hex |= uint64_t{h} << (size - 16);
+        dec |= uint64_t{d} << (size - 16);
+    }
+    c.hex_mask  = hex;
+    c.dec_mask  = dec;
+    c.has_masks = true;
+}
+#else
+KFD_PARSER_INLINE void
+classify_line(cursor&)
+{
+}
+#endif
+
+// Digits in a row at the cursor, from a mask.
+KFD_PARSER_INLINE unsigned
+digits_at(uint64_t mask, size_t position)
+{
+    const uint64_t rest = position < 64 ? ~(mask >> position) : ~uint64_t{0};
+    return rest == 0 ? 64u : static_cast<unsigned>(__builtin_ctzll(rest));
+}
+
+// The value of the first n (1..8) hex digits of word, known to be hex digits: a letter is
+// the only digit with bit 6 set ('A'-'F', 'a'-'f' are 0x4x/0x6x).
+KFD_PARSER_INLINE uint64_t
+known_hex_value(uint64_t word, unsigned n)
+{
+    const uint64_t letters = (word >> 6) & ones;
+    return hex_value_of(word, letters << 7, n);
+}
+
+KFD_PARSER_INLINE bool
+read_hex_masked(cursor& c, size_t max_digits, uint64_t& value)
+{
+    const unsigned n = digits_at(c.hex_mask, c.position);
+    if(n == 0 || n > max_digits) return false; // max_digits <= 16
+    const char* begin = c.text.data();
+    const char* end   = begin + c.text.size();
+    const char* p     = begin + c.position;
+    if(n <= 8)
+        value = known_hex_value(load8(p, begin, end), n);
+    else
+        value = (known_hex_value(load8(p, begin, end), 8) << (4 * (n - 8))) |
+                known_hex_value(load8(p + 8, begin, end), n - 8);
+    c.position += n;
+    return true;
+}
+
+KFD_PARSER_INLINE bool
+read_decimal_masked(cursor& c, size_t max_digits, uint64_t max_value, uint64_t& value)
+{
+    const unsigned n = digits_at(c.dec_mask, c.position);
+    if(n == 0 || n > max_digits) return false; // max_digits <= 19: no overflow
+    const char* begin = c.text.data();
+    const char* end   = begin + c.text.size();
+    const char* p     = begin + c.position;
+    uint64_t    v     = 0;
+    if(n <= 8)
+        v = decimal_value(load8(p, begin, end), n);
+    else if(n <= 16)
+        v = decimal_value(load8(p, begin, end), 8) * powers_of_ten[n - 8] +
+            decimal_value(load8(p + 8, begin, end), n - 8);
+    else
+        v = (decimal_value(load8(p, begin, end), 8) * powers_of_ten[8] +
+             decimal_value(load8(p + 8, begin, end), 8)) *
+                powers_of_ten[n - 16] +
+            decimal_value(load8(p + 16, begin, end), n - 16);
+    value = v;
+    c.position += n;
+    return v <= max_value;
+}
+
+KFD_PARSER_INLINE bool
+read_hex(cursor& c, size_t max_digits, uint64_t& value)
+{
+    if(c.has_masks) return read_hex_masked(c, max_digits, value);
+    return c.swar ? read_hex_swar(c, max_digits, value) : read_hex_scalar(c, max_digits, value);
+}
+
+KFD_PARSER_INLINE bool
+read_decimal(cursor& c, size_t max_digits, uint64_t max_value, uint64_t& value)
+{
+    if(c.has_masks) return read_decimal_masked(c, max_digits, max_value, value);
+    return c.swar ? read_decimal_swar(c, max_digits, max_value, value)
+                  : read_decimal_scalar(c, max_digits, max_value, value);
+}
+
 // "%d": optional '-', then digits, within int32_t.
-bool
+KFD_PARSER_INLINE bool
 read_int32(cursor& c, int32_t& value)
 {
     const bool negative = c.skip('-');
@@ -117,7 +398,7 @@ read_int32(cursor& c, int32_t& value)
 }
 
 // "%lld -%d " : timestamp and pid of every profiler event, with the trailing space.
-bool
+KFD_PARSER_INLINE bool
 read_profiler_header(cursor& c, event& ev)
 {
     uint64_t pid = 0;
@@ -132,7 +413,7 @@ read_profiler_header(cursor& c, event& ev)
 }
 
 // "@%lx(%lx)": a page range; npages >= 1 and the byte range must fit in 64 bits.
-bool
+KFD_PARSER_INLINE bool
 read_page_range(cursor& c, event& ev)
 {
     if(!c.skip('@') || !read_hex64(c, ev.page)) return false;
@@ -141,7 +422,7 @@ read_page_range(cursor& c, event& ev)
 }
 
 // "@%lx(%x)": a faulting page and its node.
-bool
+KFD_PARSER_INLINE bool
 read_fault_address(cursor& c, event& ev)
 {
     if(!c.skip('@') || !read_hex64(c, ev.page)) return false;
@@ -150,14 +431,14 @@ read_fault_address(cursor& c, event& ev)
 }
 
 // "%x->%x"
-bool
+KFD_PARSER_INLINE bool
 read_from_to(cursor& c, event& ev)
 {
     return read_hex32(c, ev.from_node) && c.skip('-') && c.skip('>') && read_hex32(c, ev.to_node);
 }
 
 // The rest of the line as the event's text field (task name, reset cause): no NUL allowed.
-bool
+KFD_PARSER_INLINE bool
 read_text_to_end(cursor& c, event& ev)
 {
     const std::string_view rest = c.text.substr(c.position);
@@ -170,19 +451,19 @@ read_text_to_end(cursor& c, event& ev)
 
 // ---- one body parser per id; each must consume the whole body ----
 
-bool
+KFD_PARSER_INLINE bool
 parse_vmfault(cursor& c, event& ev) // "%x:%s"
 {
     return read_hex32(c, ev.pid) && c.skip(':') && read_text_to_end(c, ev);
 }
 
-bool
+KFD_PARSER_INLINE bool
 parse_thermal_throttle(cursor& c, event& ev) // "%llx:%llx"
 {
     return read_hex64(c, ev.bitmask) && c.skip(':') && read_hex64(c, ev.count) && c.at_end();
 }
 
-bool
+KFD_PARSER_INLINE bool
 parse_gpu_reset(cursor& c, event& ev) // "%x %s", or "%x" on 6.0
 {
     if(!read_hex(c, hex32_digits, ev.count)) return false;
@@ -190,7 +471,7 @@ parse_gpu_reset(cursor& c, event& ev) // "%x %s", or "%x" on 6.0
     return c.skip(' ') && read_text_to_end(c, ev);
 }
 
-bool
+KFD_PARSER_INLINE bool
 parse_migrate_start(cursor& c, event& ev) // H "@%lx(%lx) %x->%x %x:%x %d"
 {
     return read_profiler_header(c, ev) && read_page_range(c, ev) && c.skip(' ') &&
@@ -199,7 +480,7 @@ parse_migrate_start(cursor& c, event& ev) // H "@%lx(%lx) %x->%x %x:%x %d"
            c.at_end();
 }
 
-bool
+KFD_PARSER_INLINE bool
 parse_migrate_end(cursor& c, event& ev) // H "@%lx(%lx) %x->%x %d" [" %d"]
 {
     if(!(read_profiler_header(c, ev) && read_page_range(c, ev) && c.skip(' ') &&
@@ -210,7 +491,7 @@ parse_migrate_end(cursor& c, event& ev) // H "@%lx(%lx) %x->%x %d" [" %d"]
     return c.skip(' ') && read_int32(c, ev.error_code) && c.at_end();
 }
 
-bool
+KFD_PARSER_INLINE bool
 parse_page_fault_start(cursor& c, event& ev) // H "@%lx(%x) %c", 'R' or 'W'
 {
     if(!(read_profiler_header(c, ev) && read_fault_address(c, ev) && c.skip(' '))) return false;
@@ -221,7 +502,7 @@ parse_page_fault_start(cursor& c, event& ev) // H "@%lx(%x) %c", 'R' or 'W'
     return c.at_end();
 }
 
-bool
+KFD_PARSER_INLINE bool
 parse_page_fault_end(cursor& c, event& ev) // H "@%lx(%x) %c", 'M' or 'U'
 {
     if(!(read_profiler_header(c, ev) && read_fault_address(c, ev) && c.skip(' '))) return false;
@@ -232,14 +513,14 @@ parse_page_fault_end(cursor& c, event& ev) // H "@%lx(%x) %c", 'M' or 'U'
     return c.at_end();
 }
 
-bool
+KFD_PARSER_INLINE bool
 parse_queue_eviction(cursor& c, event& ev) // H "%x %d"
 {
     return read_profiler_header(c, ev) && read_hex32(c, ev.node) && c.skip(' ') &&
            read_int32(c, ev.trigger) && c.at_end();
 }
 
-bool
+KFD_PARSER_INLINE bool
 parse_queue_restore(cursor& c, event& ev) // H "%x" [" R" | " \0" | " 0"]
 {
     if(!(read_profiler_header(c, ev) && read_hex32(c, ev.node))) return false;
@@ -269,14 +550,14 @@ parse_queue_restore(cursor& c, event& ev) // H "%x" [" R" | " \0" | " 0"]
     return true;
 }
 
-bool
+KFD_PARSER_INLINE bool
 parse_unmap_from_gpu(cursor& c, event& ev) // H "@%lx(%lx) %x %d"
 {
     return read_profiler_header(c, ev) && read_page_range(c, ev) && c.skip(' ') &&
            read_hex32(c, ev.node) && c.skip(' ') && read_int32(c, ev.trigger) && c.at_end();
 }
 
-bool
+KFD_PARSER_INLINE bool
 parse_process_start_end(cursor& c, event& ev) // "%x %s"
 {
     return read_hex32(c, ev.pid) && c.skip(' ') && read_text_to_end(c, ev);
@@ -284,7 +565,7 @@ parse_process_start_end(cursor& c, event& ev) // "%x %s"
 
 // H "%d" (dropped events) or H "%x" (rescheduled restore): told apart by the token's
 // characters; see "Id 14" in parser.hpp.
-bool
+KFD_PARSER_INLINE bool
 parse_id14(cursor& c, event& ev)
 {
     if(!read_profiler_header(c, ev)) return false;
@@ -313,26 +594,50 @@ parse_id14(cursor& c, event& ev)
            c.at_end();
 }
 
-using body_parser = bool (*)(cursor&, event&);
+// One dispatch per line: a switch on the id, every body parser inlined into it (so the
+// cursor lives in registers and the choice of number readers is known at compile time).
+KFD_PARSER_INLINE bool
+parse_body(uint32_t id, cursor& c, event& ev)
+{
+    switch(id)
+    {
+    case kfd_abi::event_vmfault:
+        return parse_vmfault(c, ev);
+    case kfd_abi::event_thermal_throttle:
+        return parse_thermal_throttle(c, ev);
+    case kfd_abi::event_gpu_pre_reset:
+    case kfd_abi::event_gpu_post_reset:
+        return parse_gpu_reset(c, ev);
+    case kfd_abi::event_migrate_start:
+        return parse_migrate_start(c, ev);
+    case kfd_abi::event_migrate_end:
+        return parse_migrate_end(c, ev);
+    case kfd_abi::event_page_fault_start:
+        return parse_page_fault_start(c, ev);
+    case kfd_abi::event_page_fault_end:
+        return parse_page_fault_end(c, ev);
+    case kfd_abi::event_queue_eviction:
+        return parse_queue_eviction(c, ev);
+    case kfd_abi::event_queue_restore:
+        return parse_queue_restore(c, ev);
+    case kfd_abi::event_unmap_from_gpu:
+        return parse_unmap_from_gpu(c, ev);
+    case kfd_abi::event_process_start:
+    case kfd_abi::event_process_end:
+        return parse_process_start_end(c, ev);
+    case kfd_abi::event_id_14:
+        return parse_id14(c, ev);
+    default:
+        return false;
+    }
+}
 
-// Indexed by event id; ids without an entry are unknown.
-constexpr body_parser body_parsers[kfd_abi::max_event_id + 1] = {
-    nullptr,                 // 0 NONE
-    parse_vmfault,           // 1
-    parse_thermal_throttle,  // 2
-    parse_gpu_reset,         // 3 PRE_RESET
-    parse_gpu_reset,         // 4 POST_RESET
-    parse_migrate_start,     // 5
-    parse_migrate_end,       // 6
-    parse_page_fault_start,  // 7
-    parse_page_fault_end,    // 8
-    parse_queue_eviction,    // 9
-    parse_queue_restore,     // 10 (a)
-    parse_unmap_from_gpu,    // 11 (b)
-    parse_process_start_end, // 12 (c)
-    parse_process_start_end, // 13 (d)
-    parse_id14,              // 14 (e)
-};
+// Ids 1..14 have a body parser; 0 and 15+ are unknown.
+constexpr bool
+is_known_id(uint64_t id)
+{
+    return id >= 1 && id <= kfd_abi::max_event_id;
+}
 
 // The id token is everything before the first space. Returns 0 when it is not a hex number
 // of at most 8 digits or not a known id.
@@ -342,30 +647,86 @@ read_event_id(cursor& c)
     uint64_t id = 0;
     if(!read_hex(c, hex32_digits, id)) return 0;
     if(!c.at_end() && c.peek() != ' ') return 0; // e.g. "5x": not a number
-    if(id > kfd_abi::max_event_id || body_parsers[id] == nullptr) return 0;
+    if(!is_known_id(id)) return 0;
     return static_cast<uint32_t>(id);
+}
+} // namespace
+
+namespace
+{
+// The id of a line whose id token is one hex digit (every kernel line): one table look-up
+// instead of a number read. 0 when the line does not start that way.
+uint32_t
+one_digit_event_id(std::string_view line)
+{
+    if(line.size() < 2 || line[1] != ' ') return 0;
+    const int digit = hex_value(line[0]);
+    return digit > 0 && is_known_id(static_cast<uint64_t>(digit)) ? static_cast<uint32_t>(digit)
+                                                                  : 0;
+}
+
+// All fields zero. Copied with memcpy: `out = event{}` compiles to a slow `rep stos`.
+constexpr event zero_event{};
+
+KFD_PARSER_INLINE void
+clear(event& ev)
+{
+    std::memcpy(static_cast<void*>(&ev), &zero_event, sizeof(event));
+}
+
+// The event is built in place in `out` (written once on success). The number readers are a
+// template parameter, so that each instance has its choice folded in.
+enum class number_path
+{
+    simd,   // the line classified at once (SSE2), SWAR conversion; swar for other lengths
+    swar,   // eight bytes at a time
+    scalar, // a byte at a time
+};
+
+template <number_path path>
+parse_result
+parse_with(std::string_view line, event& out) noexcept
+{
+    clear(out);
+    if(line.empty() || line.size() > max_line_length) return parse_result::malformed;
+
+    constexpr bool swar = path != number_path::scalar;
+    cursor         c{line, 0, swar};
+    if constexpr(path == number_path::simd) classify_line(c);
+    uint32_t id = swar ? one_digit_event_id(line) : 0;
+    if(id != 0)
+        c.position = 1;
+    else
+        id = read_event_id(c);
+    if(id == 0) return parse_result::unknown_id;
+
+    out.id = id;
+    if(!c.skip(' ') || !parse_body(id, c, out) || !c.at_end())
+    {
+        clear(out);
+        out.id = id;
+        return parse_result::malformed;
+    }
+    return parse_result::ok;
 }
 } // namespace
 
 parse_result
 parse_line(std::string_view line, event& out) noexcept
 {
-    out = event{};
-    if(line.empty() || line.size() > max_line_length) return parse_result::malformed;
+    return parse_with<number_path::simd>(line, out);
+}
 
-    cursor         c{line, 0};
-    const uint32_t id = read_event_id(c);
-    if(id == 0) return parse_result::unknown_id;
+parse_result
+parse_line_scalar(std::string_view line, event& out) noexcept
+{
+    return parse_with<number_path::scalar>(line, out);
+}
 
-    event parsed{};
-    parsed.id = id;
-    if(!c.skip(' ') || !body_parsers[id](c, parsed) || !c.at_end())
-    {
-        out.id = id;
-        return parse_result::malformed;
-    }
-    out = parsed;
-    return parse_result::ok;
+parse_result
+parse_line_swar(std::string_view line, event& out) noexcept
+{
+    return parse_with<number_path::swar>(line, out);
 }
 
 std::string_view

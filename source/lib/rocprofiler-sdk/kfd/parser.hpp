@@ -128,7 +128,16 @@ enum class parse_result
 // Parses one line (`line` excludes the '\n' and may contain NUL bytes). Never reads outside
 // `line`. On ok, `out` holds the event. Otherwise `out` is all zero except `id`, which holds
 // the id when it was a known one (for per-id malformed counts). An empty line is malformed.
+// A line of 16 to 64 bytes is classified at once (SSE2: bitmaps of its hex and decimal
+// digits), so that each number's length is one count-trailing-zeros; numbers are converted
+// eight bytes at a time (SWAR). Other lengths (or no SSE2) take parse_line_swar's path.
 parse_result parse_line(std::string_view line, event& out) noexcept;
+
+// The twins of parse_line that the tests run on the same inputs and compare (same contract
+// and results): numbers read eight bytes at a time, classifying each word (no SIMD), and
+// byte at a time (the plain reference).
+parse_result parse_line_swar(std::string_view line, event& out) noexcept;
+parse_result parse_line_scalar(std::string_view line, event& out) noexcept;
 
 // The text field of an event parsed from `line` (the same bytes passed to parse_line).
 std::string_view event_text(const event& ev, std::string_view line) noexcept;

@@ -120,10 +120,14 @@ struct reader_config
 // The thread body. Returns when *stop is set, after one last drain of every fd.
 void run_reader(reader_config& config) noexcept;
 
-// Reads everything queued on one stream now (until EAGAIN).
+// Reads everything queued on one stream now: until a read returns less than it asked for
+// (the kernel's FIFO is then empty) or EAGAIN.
 void drain_stream(reader_config& config, gpu_stream& stream) noexcept;
 
 // One of the SDK's fds is no longer its own: stops every stream with one warning. The
 // numbers are never read, written or closed again.
 void lose_fds(reader_config& config, const char* which) noexcept;
+
+// Bytes each read asks for (more than any kernel FIFO holds).
+inline constexpr size_t reader_read_size = 64 * 1024;
 } // namespace rocprofiler::kfd

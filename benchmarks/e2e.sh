@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# MIT License - see LICENSE.
+#
+# End-to-end benchmark: the SDK reading a replay of the KFD emulator at offered rates of
+# 10k, 50k, 100k, 200k, 500k, 1M events/s and as fast as possible ("max"), with the kernel
+# FIFO of Linux 6.0-6.12 (1 KiB) and of 6.13+ (8 KiB). For each: events the emulator dropped
+# because the FIFO was full (its statistics are the ground truth), the SDK threads' CPU time
+# per million events offered (rocprof-kfd = the reader, rocprof-cb* = callback threads; from
+# /proc/<pid>/task/<tid>/schedstat, including the emulator's code that runs inside their
+# intercepted read() calls), and the system calls the SDK threads made per event (a separate
+# run under `perf record -e raw_syscalls:sys_enter -c 1`: every system call with its thread;
+# it slows the process a little, so its drops are not reported). The emulator intercepts
+# read(), so an SDK read is no system call here: the reads are counted by the one fstat the
+# emulator makes per read() call, and "kernel-equivalent" = poll + read, what the SDK would
+# make on a real kernel; the emulator's own calls inside SDK threads (getpid, fstat, recvfrom,
+# futex) are counted apart. Then the idle cost: context switches and CPU time of the SDK
+# threads over 3 s of tracing with no events.
+#
+#   benchmarks/e2e.sh [build-dir] [seconds per rate]        (defaults: build 2)
+#
+# The traced program is build/benchmarks/kfd-e2e-host (it configures tracing itself and waits
+# until the replay is over). `timeout` and `perf` run outside `env LD_PRELOAD=...`, so that
+# only the program is traced. Needs python3 (JSON) and perf (optional, Debian package linux-perf:
+# the syscalls columns).
+set -euo pipefail
+
+BUILD=${1:-build}
+SECONDS_PER_RATE=${2:-2}
+GEN=$BUILD/source/bin/rocprof-kfd-gen/rocprof-kfd-gen
+EMU=$BUILD/source/lib/kfd-emulator/librocprofiler-sdk-kfd-emulator.so
+HOST=$BUILD/benchmarks/kfd-e2e-host
+for f in "$GEN" "$EMU" "$HOST"; do
+    [[ -e $f ]] || { echo "e2e.sh: $f is missing (build the project first)" >&2; exit 1; }
+done
+EMU=$(realpath "$EMU")
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/kfd-e2e-XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+HAVE_PERF=0
+perf stat -e raw_syscalls:sys_enter -- true >/dev/null 2>&1 && HAVE_PERF=1
+
+# The SDK threads (rocprof-*) in one kfd-e2e-host output:
+# "<cpu_ns all> <cpu_ns reader> <cpu_ns callback threads> <user ticks all> <vcsw+ivcsw> <tids>"
+sdk_threads() { # file when
+    awk -v when="$2" '$1 == when && $2 ~ /^rocprof-/ {
+        for (i = 3; i <= NF; ++i) { split($i, kv, "="); v[kv[1]] = kv[2] }
+        cpu += v["cpu_ns"]; if ($2 == "rocprof-kfd") reader += v["cpu_ns"]; else cb += v["cpu_ns"]
+        user += v["utime_ticks"]; cs += v["vcsw"] + v["ivcsw"]; tids = tids " " v["tid"] }
+        END { printf "%d %d %d %d %d%s\n", cpu, reader, cb, user, cs, tids }' "$1"
+}
+
+stat_field() { # stats.json field (of "total"), n/a when the run left no statistics
+    python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['total'][sys.argv[2]])" \
+        "$1" "$2" 2>/dev/null || echo n/a
+}
+
+echo "# e2e: $(date -u +%FT%TZ), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+echo "| FIFO | offered rate (events/s) | events | dropped by the FIFO | SDK CPU ms per M events: all (reader + callback) | of it user time | SDK syscalls per event (kernel-equivalent: poll + read) | emulator syscalls in SDK threads per event |"
+echo "|---|---|---|---|---|---|---|---|"
+for fifo in 1024 8192; do
+    best=none
+    for rate in 10000 50000 100000 200000 500000 1000000 max; do
+        if [[ $rate == max ]]; then
+            events=1000000; pace=max
+        else
+            events=$((rate * SECONDS_PER_RATE))
+            ((events < 20000)) && events=20000
+            ((events > 1000000)) && events=1000000
+            pace=rate=$rate
+        fi
+        log=$WORK/$fifo-$rate.log
+        "$GEN" --scenario mixed --gpus 1 --events "$events" --seed 3 --pace "$pace" --fifo "$fifo" -o "$log"
+        rm -f "$WORK/stats.json"
+        timeout 300 env LD_PRELOAD="$EMU" KFD_EMULATOR_LOG="$log" KFD_EMULATOR_STATS="$WORK/stats.json" \
+            "$HOST" --idle-ms 500 >"$WORK/out" 2>"$WORK/err" || true
+        dropped=$(stat_field "$WORK/stats.json" dropped_fifo_full)
+        read -r cpu_ns reader_ns cb_ns user_ticks _ _ < <(sdk_threads "$WORK/out" end)
+        # ms per million events; user time from clock ticks (10 ms each: coarse for short runs)
+        cpu_per_m=$(awk -v c="$cpu_ns" -v r="$reader_ns" -v b="$cb_ns" -v e="$events" \
+            'BEGIN { m = e / 1e6; printf "%.0f (%.0f + %.0f)", c / 1e6 / m, r / 1e6 / m, b / 1e6 / m }')
+        user_per_m=$(awk -v u="$user_ticks" -v e="$events" 'BEGIN { printf "%.0f", u * 10 / (e / 1e6) }')
+        syscalls="n/a n/a"
+        if ((HAVE_PERF)); then
+            perf record -q -e raw_syscalls:sys_enter -c 1 -o "$WORK/perf.data" -- \
+                timeout 300 env LD_PRELOAD="$EMU" KFD_EMULATOR_LOG="$log" \
+                "$HOST" --idle-ms 500 >/dev/null 2>&1 || true
+            # NR 7 poll, 271 ppoll, 0 read (not intercepted), 262 newfstatat = one per
+            # intercepted read(); everything else on SDK threads is the emulator's.
+            syscalls=$(perf script -i "$WORK/perf.data" -F comm,trace 2>/dev/null | awk -v e="$events" '
+                $1 ~ /^rocprof-/ { nr = $3; if (nr == 7 || nr == 271 || nr == 0 || nr == 262) ++k; else ++m
+                                   if (nr == 262) ++m }
+                END { printf "%.3f %.3f", k / e, m / e }')
+        fi
+        read -r sys_kernel sys_emulator <<<"$syscalls"
+        echo "| $fifo | $rate | $events | $dropped | $cpu_per_m | $user_per_m | $sys_kernel | $sys_emulator |"
+        [[ $dropped == 0 && $rate != max ]] && best=$rate
+    done
+    echo "| $fifo | highest offered rate with zero drops: $best | | | | | | |"
+done
+
+# Idle: a log of 10 events, then 3 s of tracing with nothing to read.
+"$GEN" --scenario mixed --gpus 1 --events 10 --seed 3 -o "$WORK/idle.log"
+timeout 60 env LD_PRELOAD="$EMU" KFD_EMULATOR_LOG="$WORK/idle.log" "$HOST" --seconds 3.2 >"$WORK/out" 2>"$WORK/err" || true
+read -r cpu0 _ _ _ cs0 _ < <(sdk_threads "$WORK/out" begin)
+read -r cpu1 _ _ _ cs1 _ < <(sdk_threads "$WORK/out" end)
+echo
+echo "Idle (3 s of tracing, no events): SDK threads $((cs1 - cs0)) context switches, $(( (cpu1 - cpu0) / 1000 )) us of CPU."

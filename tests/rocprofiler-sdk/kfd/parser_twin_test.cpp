@@ -1,0 +1,247 @@
+// MIT License - see LICENSE.
+//
+// parse_line classifies a line at once (SIMD bitmaps) and converts numbers eight bytes at a
+// time (SWAR); parse_line_swar classifies eight bytes at a time; parse_line_scalar reads a
+// byte at a time. All three must agree on every input, valid or not: the bundled logs of
+// every scenario and era, and systematic mutations of one line of every format (each byte
+// replaced by a tricky byte, deleted, duplicated; every truncation; numbers of 0 to 24 digits
+// in every numeric field, around the overflow and overlong limits).
+#include "rocprofiler-sdk/kfd/parser.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+using namespace std::literals;
+using rocprofiler::kfd::event;
+using rocprofiler::kfd::parse_line;
+using rocprofiler::kfd::parse_line_scalar;
+using rocprofiler::kfd::parse_line_swar;
+using rocprofiler::kfd::parse_result;
+
+namespace
+{
+// Every field of the two results; true when all agree.
+bool
+same_event(const event& a, const event& b)
+{
+    return a.id == b.id && a.timestamp == b.timestamp && a.has_timestamp == b.has_timestamp &&
+           a.pid == b.pid && a.page == b.page && a.npages == b.npages && a.node == b.node &&
+           a.from_node == b.from_node && a.to_node == b.to_node &&
+           a.prefetch_node == b.prefetch_node && a.preferred_node == b.preferred_node &&
+           a.trigger == b.trigger && a.error_code == b.error_code &&
+           a.has_error_code == b.has_error_code && a.read_fault == b.read_fault &&
+           a.migrated == b.migrated && a.rescheduled == b.rescheduled && a.count == b.count &&
+           a.bitmask == b.bitmask && a.kind14 == b.kind14 && a.restore == b.restore &&
+           a.id14_ambiguous == b.id14_ambiguous && a.id14_restore_node == b.id14_restore_node &&
+           a.text_offset == b.text_offset && a.text_length == b.text_length;
+}
+
+std::string
+printable(std::string_view line)
+{
+    std::string out;
+    for(unsigned char c : line)
+    {
+        if(c >= 0x20 && c < 0x7f)
+            out += static_cast<char>(c);
+        else
+        {
+            char hex[8];
+            std::snprintf(hex, sizeof(hex), "\\x%02x", c);
+            out += hex;
+        }
+    }
+    return out;
+}
+
+// Parses with both; counts disagreements (reports the first few).
+struct twin_checker
+{
+    uint64_t checked   = 0;
+    uint64_t ok        = 0;
+    uint64_t disagreed = 0;
+
+    void check(std::string_view line)
+    {
+        event      fast{}, scalar{};
+        const auto a = parse_line(line, fast);
+        const auto b = parse_line_scalar(line, scalar);
+        ++checked;
+        ok += a == parse_result::ok;
+        if(a == b && same_event(fast, scalar)) return;
+        if(++disagreed <= 10)
+            ADD_FAILURE() << "SWAR and scalar parsers disagree on [" << printable(line)
+                          << "]: " << static_cast<int>(a) << " vs " << static_cast<int>(b);
+    }
+};
+
+// One line of every format and variant (docs/kfd-smi-interface.md).
+const std::vector<std::string> samples = {
+    "1 25f3:python3",
+    "1 25f3:",
+    "2 ffff0000ffff:1234abcd",
+    "3 7 MODE1",
+    "3 7",
+    "4 8 MODE2",
+    "5 14601738586508 -152990 @7f0f15200(2c02) 0->1ea0 1ea0:0 1",
+    "5 14601738586508 -152990 @7f0f15200(2c02) 1ea0->0 ffffffff:ffffffff 3",
+    "6 15202910515905 -152990 @7f0f15200(2c02) 0->1ea0 1 0",
+    "6 15202910515905 -152990 @7f0f15200(2c02) 0->1ea0 1 -14",
+    "6 15202910515905 -152990 @7f0f15200(2c02) 0->1ea0 1",
+    "7 40507688414784 -156893 @7fa608127(ad5c) R",
+    "7 40507688414784 -156893 @7FA608127(AD5C) W",
+    "8 40507688999999 -156893 @7fa608127(ad5c) M",
+    "8 40507688999999 -156893 @7fa608127(ad5c) U",
+    "9 38086928279363 -125752 1ea0 1",
+    "a 38086928279399 -125752 1ea0",
+    "a 38086928279399 -125752 1ea0 R",
+    "a 38086928279399 -125752 1ea0 \0"s,
+    "a 38086928279399 -125752 1ea0 0",
+    "b 15203214457186 -152990 @7f93ac200(200) 1ea0 2",
+    "c 25f3 python3",
+    "d 25f3 python3",
+    "e 15203214457186 -152990 17",
+    "e 15203214457186 -152990 1ea0",
+    "e 15203214457186 -152990 beef",
+    "00000005 1 -1 @1(1) 1->2 3:4 5",
+    "f 1 -1 1",
+    "0 1 -1 1",
+};
+
+const char tricky_bytes[] = {' ',    '0',    '1',    '9',    'a',    'f',    'g',    'A',
+                             'F',    'G',    '-',    '@',    '(',    ')',    ':',    '>',
+                             '\0',   '\n',   '\r',   '\x10', '\x19', '\x7f', '\x80', '\xb0',
+                             '\xc1', '\xe6', '\xff', '/',    '`'};
+
+TEST(kfd_parser_twin, every_mutation_of_every_format)
+{
+    twin_checker twin;
+    for(const auto& line : samples)
+    {
+        twin.check(line);
+        for(size_t i = 0; i <= line.size(); ++i)
+        {
+            twin.check(std::string_view{line}.substr(0, i)); // every truncation
+            if(i == line.size()) break;
+            for(char b : tricky_bytes)
+            {
+                std::string replaced = line;
+                replaced[i]          = b;
+                twin.check(replaced);
+                std::string inserted = line;
+                inserted.insert(i, 1, b);
+                twin.check(inserted);
+            }
+            std::string deleted = line;
+            deleted.erase(i, 1);
+            twin.check(deleted);
+        }
+    }
+    EXPECT_EQ(twin.disagreed, 0u);
+    EXPECT_GT(twin.ok, samples.size()); // many mutations are still valid lines
+}
+
+// Every maximal run of digits/letters in each sample replaced by runs of 0 to 24 characters:
+// below, at and above every limit (8/16 hex digits, 10/19 decimal digits, INT32/INT64 max).
+TEST(kfd_parser_twin, numbers_of_every_length)
+{
+    const std::vector<std::string> runs = []
+    {
+        std::vector<std::string> r;
+        for(size_t n = 0; n <= 24; ++n)
+        {
+            r.push_back(std::string(n, '9'));
+            r.push_back(std::string(n, 'f'));
+            r.push_back(std::string(n, 'F'));
+            r.push_back(n ? "1" + std::string(n - 1, '0') : "");
+            r.push_back(std::string("1234567890abcdefABCDEF1234567").substr(0, n));
+        }
+        for(const char* limit :
+            {"2147483647", "2147483648", "4294967295", "4294967296", "9223372036854775807",
+             "9223372036854775808", "18446744073709551615", "18446744073709551616", "ffffffff",
+             "100000000", "fffffffffffff", "10000000000000", "ffffffffffffffff",
+             "10000000000000000", "0000000000000000001"})
+            r.push_back(limit);
+        return r;
+    }();
+    twin_checker twin;
+    for(const auto& line : samples)
+    {
+        for(size_t start = 0; start < line.size();)
+        {
+            auto is_alnum = [](char c)
+            { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+            if(!is_alnum(line[start]))
+            {
+                ++start;
+                continue;
+            }
+            size_t end = start;
+            while(end < line.size() && is_alnum(line[end]))
+                ++end;
+            for(const auto& run : runs)
+                twin.check(line.substr(0, start) + run + line.substr(end));
+            start = end;
+        }
+    }
+    EXPECT_EQ(twin.disagreed, 0u);
+    EXPECT_GT(twin.ok, 100u);
+}
+
+std::string
+read_file(const std::string& path)
+{
+    std::ifstream      in{path, std::ios::binary};
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+TEST(kfd_parser_twin, bundled_logs_of_every_scenario_and_era)
+{
+    twin_checker twin;
+    for(const auto& entry :
+        {"eviction-2gpu-2026", "mixed-4gpu-6.0", "prefetch-1gpu-6.13", "streaming-1gpu-6.13",
+         "thrashing-2gpu-6.12", "unmap-2gpu-6.13-two-processes"})
+    {
+        const std::string text = read_file(std::string{KFD_LOGS_DIR} + "/" + entry + ".log");
+        ASSERT_FALSE(text.empty()) << entry;
+        rocprofiler::kfd::line_splitter splitter;
+        splitter.feed(text.data(), text.size(),
+                      [&](std::string_view line)
+                      {
+                          twin.check(line);
+                          // A line cut at every length ends a number at the end of the line (the
+                          // words read past the end of the line must read as NUL).
+                          if(twin.checked % 7 == 0)
+                              for(size_t i = 1; i < line.size(); ++i)
+                                  twin.check(line.substr(0, i));
+                      });
+    }
+    EXPECT_EQ(twin.disagreed, 0u);
+    EXPECT_GT(twin.ok, 1000u);
+}
+
+// A line inside a larger buffer: bytes after the line are digits, which a reader going past
+// the end would take as part of the last number.
+TEST(kfd_parser_twin, never_reads_past_the_line)
+{
+    twin_checker twin;
+    for(const auto& line : samples)
+    {
+        std::string buffer = line + "123456789abcdef0123456789";
+        twin.check(std::string_view{buffer}.substr(0, line.size()));
+        event a{}, b{};
+        EXPECT_EQ(parse_line(std::string_view{buffer}.substr(0, line.size()), a),
+                  parse_line(line, b));
+        EXPECT_TRUE(same_event(a, b)) << printable(line);
+    }
+    EXPECT_EQ(twin.disagreed, 0u);
+}
+} // namespace

@@ -1,0 +1,133 @@
+// MIT License - see LICENSE.
+//
+// drain_stream: a read that returns less than it asked for ends the drain (the kernel's FIFO
+// is then empty: its read takes min(count, queued)), without the read that would say EAGAIN.
+// Whatever the sizes, every queued line is still received: several full reads, an exact
+// multiple of the read size (the last full read is followed by EAGAIN), and data queued after
+// a drain (the next drain gets it). A pipe stands in for the SMI fd: its read also returns
+// min(count, queued).
+#include "rocprofiler-sdk/kfd/reader.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace
+{
+using rocprofiler::kfd::gpu_stream;
+using rocprofiler::kfd::reader_config;
+using rocprofiler::kfd::reader_read_size;
+
+// `count` distinct lines of exactly 64 bytes with their '\n'.
+std::string
+lines_of_64_bytes(size_t first, size_t count)
+{
+    std::string text;
+    char        line[80];
+    for(size_t i = first; i < first + count; ++i)
+    {
+        std::snprintf(line, sizeof(line), "9 %020zu -1 1ea0 1 %030d", i, 0);
+        text += line;
+        text += '\n';
+    }
+    return text;
+}
+
+struct pipe_stream
+{
+    int                      ends[2] = {-1, -1};
+    gpu_stream               stream;
+    reader_config            config;
+    std::vector<std::string> received;
+
+    pipe_stream()
+    {
+        EXPECT_EQ(pipe2(ends, O_NONBLOCK | O_CLOEXEC), 0);
+        // Room for several full reads at once.
+        EXPECT_GE(fcntl(ends[1], F_SETPIPE_SZ, 1 << 20), static_cast<int>(4 * reader_read_size));
+        stream.gpu_id = 0x1ea0;
+        stream.fd     = ends[0];
+        config.streams.push_back(&stream);
+        config.on_line = [this](gpu_stream&, std::string_view line, uint64_t)
+        { received.emplace_back(line); };
+    }
+    ~pipe_stream()
+    {
+        close(ends[0]);
+        close(ends[1]);
+    }
+
+    void queue(const std::string& text)
+    {
+        ASSERT_EQ(write(ends[1], text.data(), text.size()), static_cast<ssize_t>(text.size()));
+    }
+
+    bool pipe_is_empty()
+    {
+        char byte = 0;
+        return read(ends[0], &byte, 1) == -1 && errno == EAGAIN;
+    }
+};
+
+std::vector<std::string>
+expected_lines(size_t first, size_t count)
+{
+    std::vector<std::string> lines;
+    const std::string        text = lines_of_64_bytes(first, count);
+    for(size_t i = 0; i < count; ++i)
+        lines.push_back(text.substr(i * 64, 63));
+    return lines;
+}
+
+TEST(kfd_reader_drain, several_full_reads_then_a_short_one)
+{
+    pipe_stream  p;
+    const size_t count = 4 * reader_read_size / 64 + 123; // 4 full reads + 123 lines
+    p.queue(lines_of_64_bytes(0, count));
+    rocprofiler::kfd::drain_stream(p.config, p.stream);
+    EXPECT_EQ(p.received, expected_lines(0, count));
+    EXPECT_TRUE(p.pipe_is_empty());
+    EXPECT_TRUE(p.stream.watching.load());
+}
+
+TEST(kfd_reader_drain, exact_multiple_of_the_read_size)
+{
+    pipe_stream  p;
+    const size_t count = 2 * reader_read_size / 64; // two full reads, then EAGAIN
+    p.queue(lines_of_64_bytes(0, count));
+    rocprofiler::kfd::drain_stream(p.config, p.stream);
+    EXPECT_EQ(p.received, expected_lines(0, count));
+    EXPECT_TRUE(p.pipe_is_empty());
+    EXPECT_TRUE(p.stream.watching.load());
+}
+
+TEST(kfd_reader_drain, what_arrives_after_a_drain_is_read_by_the_next)
+{
+    pipe_stream p;
+    p.queue(lines_of_64_bytes(0, 10));
+    rocprofiler::kfd::drain_stream(p.config, p.stream);
+    EXPECT_EQ(p.received.size(), 10u);
+    p.queue(lines_of_64_bytes(10, 5));
+    rocprofiler::kfd::drain_stream(p.config, p.stream);
+    EXPECT_EQ(p.received, expected_lines(0, 15));
+    EXPECT_TRUE(p.pipe_is_empty());
+}
+
+TEST(kfd_reader_drain, a_line_split_across_drains_is_joined)
+{
+    pipe_stream       p;
+    const std::string text = lines_of_64_bytes(0, 3);
+    p.queue(text.substr(0, 100)); // one line and a part of the second
+    rocprofiler::kfd::drain_stream(p.config, p.stream);
+    EXPECT_EQ(p.received.size(), 1u);
+    p.queue(text.substr(100));
+    rocprofiler::kfd::drain_stream(p.config, p.stream);
+    EXPECT_EQ(p.received, expected_lines(0, 3));
+}
+} // namespace
