@@ -6,6 +6,7 @@
 // multiple of the read size (the last full read is followed by EAGAIN), and data queued after
 // a drain (the next drain gets it). A pipe stands in for the SMI fd: its read also returns
 // min(count, queued).
+#include "rocprofiler-sdk/kfd/device.hpp"
 #include "rocprofiler-sdk/kfd/reader.hpp"
 
 #include <gtest/gtest.h>
@@ -53,13 +54,15 @@ struct pipe_stream
         EXPECT_GE(fcntl(ends[1], F_SETPIPE_SZ, 1 << 20), static_cast<int>(4 * reader_read_size));
         stream.gpu_id = 0x1ea0;
         stream.fd     = ends[0];
+        // The reader reads only an fd that is still the file it identified.
+        stream.identity = rocprofiler::kfd::device::identify(ends[0]);
         config.streams.push_back(&stream);
         config.on_line = [this](gpu_stream&, std::string_view line, uint64_t)
         { received.emplace_back(line); };
     }
     ~pipe_stream()
     {
-        close(ends[0]);
+        rocprofiler::kfd::device::close_owned(ends[0], stream.identity); // and its duplicate
         close(ends[1]);
     }
 
