@@ -31,6 +31,17 @@ struct loss_info
     uint64_t                     buffer_drops = 0; // drop counts the tool's callbacks saw
 };
 
+// One input of a merge (summary.json "inputs").
+struct merged_input
+{
+    std::string                directory;
+    std::string                hostname;
+    std::optional<std::string> rank;
+    uint32_t                   pid      = 0;
+    uint64_t                   records  = 0;
+    bool                       complete = false;
+};
+
 struct run_info
 {
     std::vector<std::string>   command;
@@ -46,6 +57,7 @@ struct run_info
     uint64_t                   end_ns   = 0;
     std::vector<agent_info>    agents;
     loss_info                  loss;
+    std::vector<merged_input>  inputs; // merged summaries only
 };
 
 // The agent with this gpu_id, or nullptr.

@@ -129,6 +129,20 @@ summary_json(const run_info& run, const summary_builder& s, bool complete)
     out += complete ? "true" : "false";
     out += ",\n\"metadata\":" + metadata_json(run, s);
     out += ",\n\"agents\":" + agents_json(agents);
+    if(!run.inputs.empty())
+    {
+        out += ",\n\"inputs\":[";
+        for(size_t i = 0; i < run.inputs.size(); ++i)
+        {
+            const auto& in = run.inputs[i];
+            out += std::string(i ? "," : "") + "{\"directory\":" + json_string(in.directory) +
+                   ",\"hostname\":" + json_string(in.hostname) +
+                   ",\"rank\":" + (in.rank ? json_string(*in.rank) : "null") +
+                   ",\"pid\":" + u(in.pid) + ",\"records\":" + u(in.records) +
+                   ",\"complete\":" + (in.complete ? "true" : "false") + "}";
+        }
+        out += "]";
+    }
     out += ",\n\"loss\":" + loss_json(run.loss, s.records());
 
     out += ",\n\"operations\":[";
