@@ -3,7 +3,7 @@
 # Installs what building and testing need on Debian 12, from Debian's packages only.
 set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config libfmt-dev libgoogle-glog-dev libgtest-dev
-          libbenchmark-dev libhsakmt-dev)
+          libbenchmark-dev libhsakmt-dev libsqlite3-dev nlohmann-json3-dev protobuf-compiler)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -330,15 +330,22 @@ perfetto_trace::write(const record& r)
     annotate(ev, r);
     proto_message begin = timed_packet(start);
     begin.add_message(trace_packet::track_event, ev);
-    emit(begin);
-    if(instant) return;
+    if(instant)
+    {
+        emit(begin);
+        return;
+    }
 
     proto_message close;
     close.add_uint(track_event::type, track_event::type_slice_end);
     close.add_uint(track_event::track_uuid, track);
     proto_message endp = timed_packet(end);
     endp.add_message(trace_packet::track_event, close);
-    emit(endp);
+    // Begin and end in one unit: a file cut by a write error never holds half a slice.
+    proto_message both;
+    both.add_message(trace_packet_field, begin);
+    both.add_message(trace_packet_field, endp);
+    file_.append(both.bytes);
 }
 
 void

@@ -177,7 +177,8 @@ read_json_records(const std::string& path, run_info& run, const record_callback&
             break;
         }
         record r;
-        if(parse_record_json(line[0] == ',' ? line.substr(1) : line, r))
+        if(!line.empty() && line.back() == ',') line.pop_back();
+        if(parse_record_json(line, r))
         {
             fn(r);
             result.records += 1;

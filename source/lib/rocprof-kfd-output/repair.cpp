@@ -70,35 +70,32 @@ bool
 repair_line_json(const std::string& path, const std::string& open_line_prefix, std::string& error)
 {
     if(valid_json_file(path)) return false;
-    // Keep the lines up to the array's opening line, then every element line that parses.
+    // Keep everything up to the array's opening line, then every whole element line; the
+    // writers put one element per line, separated by a ',' at the end of the line before.
     std::ifstream in(path);
     std::string   line;
-    uint64_t      keep     = 0;
+    uint64_t      keep     = 0; // bytes to keep: up to the '[' or the last whole element
     uint64_t      offset   = 0;
     bool          in_array = false;
-    bool          any      = false;
     while(std::getline(in, line))
     {
-        bool     whole = !in.eof();
-        uint64_t next  = offset + line.size() + 1;
-        if(!whole) break;
+        if(in.eof()) break; // no '\n': cut inside the line
+        uint64_t next = offset + line.size() + 1;
         if(!in_array)
         {
-            keep = next;
             if(line.rfind(open_line_prefix, 0) == 0)
             {
                 in_array = true;
-                // The writer puts the first element on the next line; an element on the same
-                // line cannot be told apart, so the line itself is the array's start.
-                if(line.size() != open_line_prefix.size()) keep = offset + open_line_prefix.size();
+                keep     = offset + open_line_prefix.size();
+                if(line.size() != open_line_prefix.size()) break; // not our layout
             }
         }
         else
         {
-            std::string element = !line.empty() && line[0] == ',' ? line.substr(1) : line;
+            std::string element = line;
+            if(!element.empty() && element.back() == ',') element.pop_back();
             if(element.empty() || element[0] == ']' || !nlohmann::json::accept(element)) break;
-            keep = next;
-            any  = true;
+            keep = offset + element.size();
         }
         offset = next;
     }
@@ -108,8 +105,7 @@ repair_line_json(const std::string& path, const std::string& open_line_prefix, s
         error = "no " + open_line_prefix + " line: not a rocprof-kfd document";
         return false;
     }
-    (void)any;
-    if(!cut_file(path, keep > 0 ? keep - 1 : 0, error)) return false; // drop the last '\n'
+    if(!cut_file(path, keep, error)) return false;
     if(!append_file(path, "\n],\"truncated\":true}\n", error)) return false;
     if(!valid_json_file(path))
     {
@@ -133,6 +129,68 @@ repair_csv(const std::string& path, std::string& error)
     size_t last = text.rfind('\n');
     return cut_file(path, last == std::string::npos ? 0 : last + 1, error);
 }
+
+namespace
+{
+// Reads a varint at data[p]; false when cut.
+bool
+read_varint(const std::string& data, size_t& p, uint64_t& v)
+{
+    v         = 0;
+    int shift = 0;
+    while(p < data.size() && shift < 64)
+    {
+        auto b = static_cast<unsigned char>(data[p++]);
+        v |= uint64_t{b & 0x7fu} << shift;
+        shift += 7;
+        if(!(b & 0x80)) return true;
+    }
+    return false;
+}
+
+// The varint field `field` of a message (0 when absent); length-delimited fields skipped.
+uint64_t
+varint_field(const std::string& msg, uint32_t field, std::string* sub = nullptr,
+             uint32_t sub_field = 0)
+{
+    size_t p = 0;
+    while(p < msg.size())
+    {
+        uint64_t key = 0, v = 0;
+        if(!read_varint(msg, p, key)) return 0;
+        switch(key & 7)
+        {
+        case 0:
+            if(!read_varint(msg, p, v)) return 0;
+            if((key >> 3) == field) return v;
+            break;
+        case 1:
+            p += 8;
+            break;
+        case 5:
+            p += 4;
+            break;
+        case 2:
+            if(!read_varint(msg, p, v) || v > msg.size() - p) return 0;
+            if(sub && (key >> 3) == sub_field) *sub = msg.substr(p, v);
+            p += v;
+            break;
+        default:
+            return 0;
+        }
+    }
+    return 0;
+}
+
+// A packet that begins a slice (TracePacket.track_event.type == TYPE_SLICE_BEGIN).
+bool
+is_slice_begin(const std::string& packet)
+{
+    std::string event;
+    varint_field(packet, 0, &event, 11);
+    return !event.empty() && varint_field(event, 9) == 1;
+}
+} // namespace
 
 bool
 repair_pftrace(const std::string& path, std::string& error)
@@ -165,8 +223,11 @@ repair_pftrace(const std::string& path, std::string& error)
             }
         }
         if(!ok || len > data.size() - p) break;
-        pos   = p + len;
-        whole = pos;
+        // The writer puts a slice's begin and end in one unit: a cut between them leaves a
+        // begin without its end, which goes too.
+        bool begin = is_slice_begin(data.substr(p, len));
+        pos        = p + len;
+        if(!begin) whole = pos;
     }
     if(whole == data.size()) return false;
     return cut_file(path, whole, error);
