@@ -43,6 +43,7 @@ public:
         {
             if(!files_[op].open(output_path(dir, stem, csv_file_names[op]))) continue;
             files_[op].append(std::string(csv_headers[op]) + "\n");
+            files_[op].flush(); // a file with its header even if the run is killed
             any = true;
         }
         return any;

@@ -99,7 +99,9 @@ scratch::scratch()
 
 scratch::~scratch()
 {
-    if(!path.empty()) (void)!std::system(("rm -rf '" + path + "'").c_str());
+    // KFD_OUT_TEST_KEEP=1 keeps the folder for diagnosis.
+    if(!path.empty() && !std::getenv("KFD_OUT_TEST_KEEP"))
+        (void)!std::system(("rm -rf '" + path + "'").c_str());
 }
 
 std::string
@@ -461,7 +463,7 @@ namespace
 std::string
 op_of_slice(const std::string& name)
 {
-    if(name.find("fault") != std::string::npos) return "PAGE_FAULT";
+    if(name.rfind("read fault", 0) == 0 || name.rfind("write fault", 0) == 0) return "PAGE_FAULT";
     if(name.rfind("migrate", 0) == 0) return "PAGE_MIGRATE";
     if(name.rfind("queue suspend", 0) == 0) return "QUEUE_SUSPEND";
     if(name.rfind("unmap", 0) == 0) return "UNMAP_FROM_GPU";
