@@ -265,6 +265,7 @@ tool_initialize(rocprofiler_client_finalize_t, void*)
         {
             say("cannot create the output directory " + s->directory + ": " + std::strerror(errno) +
                 "; nothing will be written");
+            s->summary.reset(); // finalization then writes nothing either
             return 0;
         }
         // A summary marked incomplete now: replaced at finalization; after a crash
