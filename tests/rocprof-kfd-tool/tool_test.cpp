@@ -220,10 +220,25 @@ TEST(tool, thrashing_threshold_is_configurable)
     check_summary(r.summary, r.oracle, 30, "threshold 30");
 }
 
-TEST(tool, raw_file_replays_to_the_same_records)
+class raw_file : public testing::TestWithParam<const char*>
+{
+};
+
+INSTANTIATE_TEST_SUITE_P(logs, raw_file,
+                         testing::Values("mixed-4gpu-6.0", "thrashing-2gpu-6.12",
+                                         "eviction-2gpu-2026"),
+                         [](const testing::TestParamInfo<const char*>& param_info)
+                         {
+                             std::string n = param_info.param;
+                             for(char& c : n)
+                                 if(!isalnum(static_cast<unsigned char>(c))) c = '_';
+                             return n;
+                         });
+
+TEST_P(raw_file, replays_to_the_same_records)
 {
     scratch     dir;
-    std::string name  = "mixed-4gpu-6.0";
+    std::string name  = GetParam();
     replayed    first = replay(dir, bundled(name + ".log"), bundled(name + ".expect.csv"),
                                {{"ROCPROF_KFD_RAW_FILE", dir.file("raw/%pid%.log")}});
     ASSERT_EQ(first.run.exit_code, 0);
@@ -421,4 +436,16 @@ TEST(tool, peak_rss_of_a_long_replay_stays_flat)
     }
     EXPECT_LE(static_cast<double>(rss[1]), 1.10 * static_cast<double>(rss[0]))
         << "100k events: " << rss[0] << " KiB, 1M events: " << rss[1] << " KiB";
+}
+
+TEST(tool, listed_twice_writes_every_record_once)
+{
+    // The tool both preloaded and in ROCP_TOOL_LIBRARIES (as a user might): one registration.
+    scratch  dir;
+    replayed r =
+        replay(dir, bundled("streaming-1gpu-6.13.log"), bundled("streaming-1gpu-6.13.expect.csv"),
+               {{"ROCP_TOOL_LIBRARIES", tool_library()}});
+    ASSERT_EQ(r.run.exit_code, 0) << r.run.out;
+    std::string error;
+    EXPECT_EQ(records_from_csv(dir.file("out"), error), canonical_sorted(r.oracle));
 }

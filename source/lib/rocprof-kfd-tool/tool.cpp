@@ -379,12 +379,12 @@ rocprofiler_configure(uint32_t, const char*, uint32_t, rocprofiler_client_id_t* 
         sizeof(rocprofiler_tool_configure_result_t), tool_initialize, tool_finalize, nullptr};
     try
     {
+        // Listed twice (LD_PRELOAD and ROCP_TOOL_LIBRARIES): only the first registration
+        // traces, or every record would be written twice.
+        if(state) return nullptr;
         if(id) id->name = "rocprof-kfd";
-        if(!state)
-        {
-            state         = new tool_state();
-            state->config = read_config(env);
-        }
+        state         = new tool_state();
+        state->config = read_config(env);
         return &result;
     }
     catch(...)
