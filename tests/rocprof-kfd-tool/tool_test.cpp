@@ -22,6 +22,10 @@ using json = nlohmann::json;
 namespace
 {
 const char* const all_formats = "summary,csv,json,perfetto,chrome-trace,sqlite";
+// Indexed by time and address (docs/rocprof-kfd-outputs.md).
+const std::vector<std::string> db_indexes = {
+    "page_fault_address", "page_fault_time",        "page_migrate_address", "page_migrate_time",
+    "queue_suspend_time", "unmap_from_gpu_address", "unmap_from_gpu_time"};
 
 json
 read_json(const std::string& path)
@@ -110,6 +114,7 @@ check_every_format(const std::string& log, const std::string& expect, const std:
     EXPECT_EQ(r.summary["loss"]["records_emitted"], r.oracle.size()) << label;
     check_summary(r.summary, r.oracle, 4, label);
 
+    EXPECT_EQ(sqlite_indexes(out + "/kfd.db"), db_indexes) << label;
     // The summary's tables as SQL views agree with the oracle too.
     sqlite3* db = nullptr;
     ASSERT_EQ(sqlite3_open_v2((out + "/kfd.db").c_str(), &db, SQLITE_OPEN_READONLY, nullptr),
@@ -395,6 +400,7 @@ TEST(tool, killed_run_is_repaired_into_valid_documents)
     subset_of_oracle(records_from_json(out + "/results.json", error), "json");
     EXPECT_TRUE(error.empty()) << error;
     subset_of_oracle(records_from_sqlite(out + "/kfd.db", error), "sqlite");
+    EXPECT_EQ(sqlite_indexes(out + "/kfd.db"), db_indexes); // built by the repair
     trace_check chrome = check_chrome_trace(out + "/trace.chrome.json");
     EXPECT_TRUE(chrome.problems.empty()) << chrome.problems.front();
     subset_of_oracle(chrome.records, "chrome-trace");

@@ -4,6 +4,7 @@
 #include "csv_writer.hpp"
 #include "output_file.hpp"
 #include "record_source.hpp"
+#include "sqlite_schema.hpp"
 #include "summary.hpp"
 #include "writer.hpp"
 
@@ -256,7 +257,15 @@ check_sqlite(const std::string& path, std::string& error)
     else
         result = sqlite3_errmsg(db);
     sqlite3_finalize(st);
+    // A killed run never built its indexes.
+    bool indexed =
+        result == "ok" && sqlite3_exec(db, sqlite_indexes, nullptr, nullptr, nullptr) == SQLITE_OK;
     sqlite3_close(db);
+    if(result == "ok" && !indexed)
+    {
+        error = "cannot create the indexes";
+        return false;
+    }
     if(result != "ok")
     {
         error = "quick_check: " + result;

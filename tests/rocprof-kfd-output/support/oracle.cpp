@@ -457,6 +457,24 @@ records_from_sqlite(const std::string& path, std::string& error)
     return out;
 }
 
+std::vector<std::string>
+sqlite_indexes(const std::string& path)
+{
+    std::vector<std::string> out;
+    sqlite3*                 db = nullptr;
+    sqlite3_stmt*            st = nullptr;
+    if(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK &&
+       sqlite3_prepare_v2(db,
+                          "SELECT name FROM sqlite_master WHERE type='index' AND name NOT LIKE "
+                          "'sqlite_%' ORDER BY name",
+                          -1, &st, nullptr) == SQLITE_OK)
+        while(sqlite3_step(st) == SQLITE_ROW)
+            out.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return out;
+}
+
 // ---------------------------------------------------------------------- trace checks
 namespace
 {

@@ -47,6 +47,8 @@ int         trigger_value_of(const std::string& op, const std::string& name);
 std::vector<std::string> records_from_csv(const std::string& dir, std::string& error);
 std::vector<std::string> records_from_json(const std::string& path, std::string& error);
 std::vector<std::string> records_from_sqlite(const std::string& path, std::string& error);
+// Names of the indexes of a database (sorted; SQLite's automatic ones left out).
+std::vector<std::string> sqlite_indexes(const std::string& path);
 
 struct trace_check
 {
