@@ -68,6 +68,15 @@ TEST(output_file, never_follows_a_planted_symlink)
     EXPECT_EQ(slurp(dir.file("victim")), "keep me");
 }
 
+TEST(output_file, a_planted_fifo_neither_blocks_nor_is_written)
+{
+    scratch dir;
+    ASSERT_EQ(mkfifo(dir.file("trace.pftrace").c_str(), 0644), 0);
+    output_file f;
+    EXPECT_FALSE(f.open(dir.file("trace.pftrace"))); // returns at once (no reader)
+    EXPECT_TRUE(f.failed());
+}
+
 TEST(output_file, creates_files_with_mode_0644)
 {
     scratch     dir;

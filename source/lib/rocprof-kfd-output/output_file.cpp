@@ -24,12 +24,24 @@ output_file::open(const std::string& path)
     failed_    = false;
     committed_ = 0;
     buffer_.clear();
-    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    // O_NONBLOCK: a FIFO planted at the path must not block the host in open() (without a
+    // reader it fails with ENXIO); a FIFO or socket is refused, and the flag is cleared.
+    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK,
+                 0644);
     if(fd_ < 0)
     {
         fail("cannot create", errno);
         return false;
     }
+    struct stat st;
+    if(::fstat(fd_, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISCHR(st.st_mode)))
+    {
+        ::close(fd_);
+        fd_ = -1;
+        fail("cannot create", EINVAL);
+        return false;
+    }
+    ::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) & ~O_NONBLOCK);
     buffer_.reserve(buffer_size);
     return true;
 }
