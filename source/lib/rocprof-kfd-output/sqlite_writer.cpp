@@ -49,6 +49,9 @@ public:
             SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX;
         if(sqlite3_open_v2(path_.c_str(), &db_, flags, nullptr) != SQLITE_OK)
             return fail("cannot create");
+        // A reader (sqlite3 on the live database) holds a shared lock for a moment: wait for
+        // it at commit instead of failing (on the callback thread, never the program's).
+        sqlite3_busy_timeout(db_, 10000);
         if(!exec("PRAGMA journal_mode=DELETE; PRAGMA synchronous=OFF;") || !exec("BEGIN") ||
            !exec(sqlite_schema))
             return false;
