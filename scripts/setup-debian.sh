@@ -3,8 +3,9 @@
 # Installs what building and testing need on Debian 12, from Debian's packages only.
 set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config libfmt-dev libgoogle-glog-dev libgtest-dev
-          libbenchmark-dev libhsakmt-dev libsqlite3-dev nlohmann-json3-dev protobuf-compiler)
+          libbenchmark-dev libhsakmt-dev)
 missing=()
+packages+=(libsqlite3-dev nlohmann-json3-dev protobuf-compiler) # rocprof-kfd outputs, their tests
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
