@@ -6,6 +6,7 @@ packages=(cmake ninja-build g++ pkg-config libfmt-dev libgoogle-glog-dev libgtes
           libbenchmark-dev libhsakmt-dev libhsa-runtime-dev
           nlohmann-json3-dev python3 chromium)
 missing=()
+packages+=(libsqlite3-dev nlohmann-json3-dev protobuf-compiler) # rocprof-kfd outputs, their tests
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done

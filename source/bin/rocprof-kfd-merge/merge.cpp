@@ -1,0 +1,155 @@
+// MIT License - see LICENSE.
+#include "merge.hpp"
+
+#include <rocprof-kfd-output/loss.hpp>
+#include <rocprof-kfd-output/output_file.hpp>
+#include <rocprof-kfd-output/perfetto_writer.hpp>
+#include <rocprof-kfd-output/record_source.hpp>
+#include <rocprof-kfd-output/summary.hpp>
+#include <rocprof-kfd-output/writer.hpp>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <set>
+
+namespace rocprof_kfd
+{
+namespace
+{
+void
+add_loss(loss_info& total, const loss_info& one)
+{
+    total.valid = total.valid && one.valid;
+    for(size_t i = 0; i < loss_field_count; ++i)
+        total.stats.*loss_fields[i].member += one.stats.*loss_fields[i].member;
+    total.buffer_drops += one.buffer_drops;
+}
+
+void
+add_agents(std::vector<agent_info>& all, const std::vector<agent_info>& more)
+{
+    for(const auto& a : more)
+        if(!find_agent(all, a.gpu_id)) all.push_back(a);
+}
+
+// A pid no earlier input showed (pids of different hosts may collide).
+uint32_t
+distinct_pid(std::set<uint32_t>& used, uint32_t pid)
+{
+    while(pid == 0 || used.count(pid))
+        pid = pid == 0 ? 1 : pid + 1000000;
+    used.insert(pid);
+    return pid;
+}
+
+void
+progress_line(bool enabled, size_t index, size_t total, const std::string& dir, uint64_t records,
+              bool done)
+{
+    if(!enabled) return;
+    std::fprintf(stderr, "\rrocprof-kfd-merge: [%zu/%zu] %s: %llu records%s", index, total,
+                 dir.c_str(), static_cast<unsigned long long>(records), done ? "\n" : "");
+    std::fflush(stderr);
+}
+} // namespace
+
+int
+merge_outputs(const merge_options& options)
+{
+    std::vector<std::string> dirs;
+    int                      status = 0;
+    for(const auto& input : options.inputs)
+    {
+        auto found = find_output_dirs(input);
+        if(found.empty())
+        {
+            std::fprintf(stderr, "rocprof-kfd-merge: %s: no rocprof-kfd output found\n",
+                         input.c_str());
+            status = 1;
+        }
+        dirs.insert(dirs.end(), found.begin(), found.end());
+    }
+    if(dirs.empty()) return 1;
+    if(!make_directories(options.output))
+    {
+        std::fprintf(stderr, "rocprof-kfd-merge: cannot create %s: %s\n", options.output.c_str(),
+                     std::strerror(errno));
+        return 1;
+    }
+
+    perfetto_trace trace;
+    std::string    trace_path = output_path(options.output, "", "trace.pftrace");
+    if(!trace.open(trace_path)) return 1;
+
+    summary_builder       merged(options.thrashing_threshold);
+    run_info              all;
+    std::set<uint32_t>    pids;
+    std::set<std::string> hosts;
+    all.loss.valid = true;
+    std::string inputs_json;
+    for(size_t i = 0; i < dirs.size(); ++i)
+    {
+        const std::string& dir  = dirs[i];
+        auto               stem = find_stem(dir);
+        // First pass: metadata only (the process track needs it before the records).
+        run_info      run;
+        auto          own   = std::make_unique<summary_builder>(options.thrashing_threshold);
+        bool          began = false;
+        uint64_t      count = 0;
+        source_result r     = read_output(dir, stem.value_or(""), run,
+                                          [&](const record& rec)
+                                          {
+                                          if(!began)
+                                          {
+                                              trace.begin_process(run, distinct_pid(pids, run.pid));
+                                              began = true;
+                                          }
+                                          trace.write(rec);
+                                          own->add(rec);
+                                          merged.add(rec);
+                                          if(++count % 100000 == 0)
+                                              progress_line(options.progress, i + 1, dirs.size(),
+                                                                dir, count, false);
+                                      });
+        if(!r.ok)
+        {
+            std::fprintf(stderr, "rocprof-kfd-merge: %s: %s\n",
+                         r.source.empty() ? dir.c_str() : r.source.c_str(), r.error.c_str());
+            status = 1;
+            continue;
+        }
+        if(!began) trace.begin_process(run, distinct_pid(pids, run.pid));
+        trace.write_counters(*own);
+        trace.flush();
+        progress_line(options.progress, i + 1, dirs.size(), dir, count, true);
+
+        if(all.command.empty()) all.command = run.command;
+        if(all.sdk_version.empty()) all.sdk_version = run.sdk_version;
+        if(all.kernel_release.empty()) all.kernel_release = run.kernel_release;
+        all.emulated = all.emulated || run.emulated;
+        if(run.start_ns && (all.start_ns == 0 || run.start_ns < all.start_ns))
+            all.start_ns = run.start_ns;
+        if(run.end_ns > all.end_ns) all.end_ns = run.end_ns;
+        if(all.pid == 0) all.pid = run.pid;
+        hosts.insert(run.hostname);
+        add_agents(all.agents, run.agents);
+        if(!r.complete) run.loss.valid = false;
+        add_loss(all.loss, run.loss);
+        all.inputs.push_back({dir, run.hostname, run.rank, run.pid, r.records, r.complete});
+    }
+    for(const auto& h : hosts)
+        all.hostname += (all.hostname.empty() ? "" : ",") + h;
+
+    bool                     ok = trace.close();
+    std::vector<std::string> written;
+    if(ok) written.push_back(trace_path);
+    auto summaries = write_summary_files(options.output, "", all, merged, true, true);
+    written.insert(written.end(), summaries.begin(), summaries.end());
+    if(!ok || summaries.size() != 2) status = 1;
+    for(const auto& w : written)
+        std::fprintf(stderr, "rocprof-kfd-merge: wrote %s\n", w.c_str());
+    return status;
+}
+} // namespace rocprof_kfd

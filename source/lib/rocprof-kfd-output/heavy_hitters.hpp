@@ -1,0 +1,77 @@
+// MIT License - see LICENSE.
+//
+// A bounded heavy-hitter table (the space-saving algorithm of Metwally et al.): at most
+// `capacity` keys, each with a weight (faults, bytes, migrations: whatever the table ranks
+// by) and the counters of the address range it names. While no key was ever evicted every
+// number is exact; after an eviction `approximate()` is true, a weight may overestimate by
+// at most the weight of the evicted minimum, and the other counters count from the moment
+// the key (re)entered the table.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <tuple>
+#include <vector>
+
+namespace rocprof_kfd
+{
+// A range (block index) and, for thrashing, an unordered pair of locations (a < b).
+struct range_key
+{
+    uint64_t block = 0;
+    uint32_t a     = 0;
+    uint32_t b     = 0;
+    bool     operator<(const range_key& o) const
+    {
+        return std::tie(block, a, b) < std::tie(o.block, o.a, o.b);
+    }
+};
+
+struct range_counters
+{
+    uint64_t faults     = 0;
+    uint64_t migrations = 0;
+    uint64_t htod_bytes = 0;
+    uint64_t dtoh_bytes = 0;
+    uint64_t dtod_bytes = 0;
+    uint64_t bytes      = 0; // thrashing: bytes moved between the pair
+    uint32_t directions = 0; // thrashing: bit 0 a->b seen, bit 1 b->a seen
+};
+
+struct heavy_entry
+{
+    range_key      key;
+    uint64_t       weight = 0;
+    range_counters counters;
+};
+
+class heavy_hitters
+{
+public:
+    explicit heavy_hitters(size_t capacity) : capacity_(capacity) {}
+
+    // Adds weight to key and returns its counters to update (inserting, and evicting the
+    // lightest key when full). The reference is valid until the next call.
+    range_counters& add(const range_key& key, uint64_t weight);
+
+    bool   approximate() const { return evicted_; }
+    size_t size() const { return entries_.size(); }
+    // The n heaviest entries, weight descending then key ascending.
+    std::vector<heavy_entry> top(size_t n) const;
+    // Every entry (any order).
+    std::vector<heavy_entry> all() const;
+
+private:
+    struct slot
+    {
+        uint64_t       weight = 0;
+        range_counters counters;
+    };
+    size_t                                   capacity_;
+    std::map<range_key, slot>                entries_;
+    std::set<std::pair<uint64_t, range_key>> by_weight_; // (weight, key), lightest first
+    bool                                     evicted_ = false;
+};
+} // namespace rocprof_kfd

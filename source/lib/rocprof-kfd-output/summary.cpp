@@ -1,0 +1,182 @@
+// MIT License - see LICENSE.
+#include "summary.hpp"
+
+#include "names.hpp"
+
+#include <algorithm>
+
+namespace rocprof_kfd
+{
+summary_builder::summary_builder(uint64_t thrashing_threshold, size_t table_capacity)
+    : threshold_(thrashing_threshold == 0 ? 1 : thrashing_threshold), by_faults_(table_capacity),
+      by_bytes_(table_capacity), thrash_(table_capacity)
+{
+}
+
+void
+summary_builder::add(const record& r)
+{
+    int op = r.operation;
+    if(op < 1 || op > 4) return;
+    records_ += 1;
+    uint64_t start    = r.start_timestamp;
+    uint64_t end      = std::max(r.end_timestamp, r.start_timestamp);
+    uint64_t duration = end - start;
+    first_ns_         = std::min(first_ns_, start);
+    last_ns_          = std::max(last_ns_, end);
+
+    auto& stats = ops_[{op, record_trigger(r)}];
+    stats.count += 1;
+    stats.total_ns += duration;
+    stats.durations.add(duration);
+    op_durations_[op].add(duration);
+    op_log2_[op].add(duration);
+
+    switch(op)
+    {
+    case ROCPROFILER_PAGE_MIGRATION_PAGE_MIGRATE:
+        add_migration(r);
+        break;
+    case ROCPROFILER_PAGE_MIGRATION_PAGE_FAULT:
+    {
+        const auto& f = r.page_fault;
+        auto&       g = faults_[f.node_id];
+        if(f.read_fault)
+            (f.migrated ? g.read_migrated : g.read_updated) += 1;
+        else
+            (f.migrated ? g.write_migrated : g.write_updated) += 1;
+        range_key key{f.address / range_bytes, 0, 0};
+        by_faults_.add(key, 1).faults += 1;
+        by_bytes_.add(key, 0).faults += 1;
+        timeline_.add_fault(f.node_id, f.read_fault, start);
+        break;
+    }
+    case ROCPROFILER_PAGE_MIGRATION_QUEUE_SUSPEND:
+        add_suspension(r.queue_suspend.node_id, start, end);
+        break;
+    default:
+        break;
+    }
+}
+
+void
+summary_builder::add_migration(const record& r)
+{
+    const auto& m     = r.page_migrate;
+    uint64_t    end   = std::max(m.end_addr, m.start_addr);
+    uint64_t    bytes = end - m.start_addr + 1;
+    uint64_t    dur   = std::max(r.end_timestamp, r.start_timestamp) - r.start_timestamp;
+
+    auto& d = directions_[{m.from_node, m.to_node}];
+    d.count += 1;
+    d.bytes += bytes;
+    d.total_ns += dur;
+    timeline_.add_migration(m.from_node, m.to_node, r.start_timestamp, r.start_timestamp + dur,
+                            bytes);
+
+    uint32_t a = std::min(m.from_node, m.to_node);
+    uint32_t b = std::max(m.from_node, m.to_node);
+    // Every range_bytes block the migration covers, with the bytes that overlap it.
+    for(uint64_t block = m.start_addr / range_bytes; block <= end / range_bytes; ++block)
+    {
+        uint64_t  lo      = std::max(m.start_addr, block * range_bytes);
+        uint64_t  hi      = std::min(end, block * range_bytes + (range_bytes - 1));
+        uint64_t  overlap = hi - lo + 1;
+        range_key key{block, 0, 0};
+        for(range_counters* c : {&by_faults_.add(key, 0), &by_bytes_.add(key, overlap)})
+        {
+            c->migrations += 1;
+            if(m.from_node == 0 && m.to_node != 0)
+                c->htod_bytes += overlap;
+            else if(m.from_node != 0 && m.to_node == 0)
+                c->dtoh_bytes += overlap;
+            else if(m.from_node != 0 && m.to_node != 0)
+                c->dtod_bytes += overlap;
+        }
+        if(a != b)
+        {
+            range_counters& t = thrash_.add({block, a, b}, 1);
+            t.migrations += 1;
+            t.bytes += overlap;
+            t.directions |= m.from_node == a ? 1u : 2u;
+        }
+        if(block == UINT64_MAX / range_bytes) break;
+    }
+}
+
+void
+summary_builder::add_suspension(uint32_t gpu, uint64_t start, uint64_t end)
+{
+    auto& s = suspends_[gpu];
+    s.count += 1;
+    s.total_ns += end - start;
+    s.intervals.emplace_back(start, end);
+    if(s.intervals.size() <= max_intervals_per_gpu) return;
+    // Bounded: merge neighbours pairwise (the list halves, each interval covers both).
+    std::sort(s.intervals.begin(), s.intervals.end());
+    std::vector<std::pair<uint64_t, uint64_t>> merged;
+    for(size_t i = 0; i < s.intervals.size(); i += 2)
+    {
+        auto iv = s.intervals[i];
+        if(i + 1 < s.intervals.size()) iv.second = std::max(iv.second, s.intervals[i + 1].second);
+        merged.push_back(iv);
+    }
+    s.intervals.swap(merged);
+    s.intervals_merged = true;
+}
+
+std::vector<heavy_entry>
+summary_builder::top_by_faults() const
+{
+    auto top = by_faults_.top(top_ranges);
+    top.erase(
+        std::remove_if(top.begin(), top.end(), [](const heavy_entry& e) { return e.weight == 0; }),
+        top.end());
+    return top;
+}
+
+std::vector<heavy_entry>
+summary_builder::top_by_bytes() const
+{
+    auto top = by_bytes_.top(top_ranges);
+    top.erase(
+        std::remove_if(top.begin(), top.end(), [](const heavy_entry& e) { return e.weight == 0; }),
+        top.end());
+    return top;
+}
+
+bool
+summary_builder::top_ranges_approximate() const
+{
+    return by_faults_.approximate() || by_bytes_.approximate();
+}
+
+std::vector<thrashing_range>
+summary_builder::thrashing() const
+{
+    std::vector<thrashing_range> out;
+    for(const auto& e : thrash_.all())
+    {
+        if(e.counters.migrations < threshold_ || e.counters.directions != 3u) continue;
+        out.push_back({e.key.block * range_bytes, e.key.block * range_bytes + range_bytes - 1,
+                       e.key.a, e.key.b, e.counters.migrations, e.counters.bytes});
+    }
+    std::sort(out.begin(), out.end(),
+              [](const thrashing_range& x, const thrashing_range& y)
+              {
+                  if(x.migrations != y.migrations) return x.migrations > y.migrations;
+                  if(x.start != y.start) return x.start < y.start;
+                  return std::make_pair(x.a, x.b) < std::make_pair(y.a, y.b);
+              });
+    if(out.size() > max_thrashing_ranges) out.resize(max_thrashing_ranges);
+    return out;
+}
+
+uint64_t
+wall_ns(const run_info& run, const summary_builder& s)
+{
+    if(run.end_ns > run.start_ns && run.start_ns != 0) return run.end_ns - run.start_ns;
+    if(s.records() != 0) return s.last_ns() - s.first_ns();
+    return 0;
+}
+} // namespace rocprof_kfd

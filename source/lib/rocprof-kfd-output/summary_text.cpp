@@ -1,0 +1,160 @@
+// MIT License - see LICENSE.
+//
+// The human-readable summary (summary.txt, and on stderr at the end of the run).
+#include "loss.hpp"
+#include "names.hpp"
+#include "summary.hpp"
+#include "text.hpp"
+
+#include <cinttypes>
+#include <cstdarg>
+#include <cstdio>
+
+namespace rocprof_kfd
+{
+namespace
+{
+std::string format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+
+std::string
+format(const char* fmt, ...)
+{
+    char    buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    std::vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    return buf;
+}
+
+// 950 ns, 12.3 us, 4.56 ms, 7.89 s
+std::string
+duration(uint64_t ns)
+{
+    if(ns < 1000) return format("%" PRIu64 " ns", ns);
+    if(ns < 1000000) return format("%.1f us", static_cast<double>(ns) / 1e3);
+    if(ns < 1000000000) return format("%.2f ms", static_cast<double>(ns) / 1e6);
+    return format("%.3f s", static_cast<double>(ns) / 1e9);
+}
+
+std::string
+size(uint64_t bytes)
+{
+    if(bytes < 1024) return format("%" PRIu64 " B", bytes);
+    if(bytes < 1024 * 1024) return format("%.1f KiB", static_cast<double>(bytes) / 1024);
+    if(bytes < 1024ull * 1024 * 1024)
+        return format("%.1f MiB", static_cast<double>(bytes) / (1024 * 1024));
+    return format("%.2f GiB", static_cast<double>(bytes) / (1024.0 * 1024 * 1024));
+}
+
+std::string
+agent_label(const run_info& run, uint32_t gpu_id)
+{
+    return agent_name(run.agents, gpu_id) + "(" + std::to_string(gpu_id) + ")";
+}
+
+void
+ranges_table(std::string& out, const char* title, const std::vector<heavy_entry>& rows)
+{
+    out += title;
+    if(rows.empty())
+    {
+        out += " none\n";
+        return;
+    }
+    out += "\n";
+    out += format("  %-37s %8s %10s %11s %11s %11s\n", "range", "faults", "migrations", "HtoD",
+                  "DtoH", "DtoD");
+    for(const auto& e : rows)
+    {
+        uint64_t    start = e.key.block * range_bytes;
+        std::string range = hex(start) + "-" + hex(start + range_bytes - 1);
+        out += format("  %-37s %8" PRIu64 " %10" PRIu64 " %11s %11s %11s\n", range.c_str(),
+                      e.counters.faults, e.counters.migrations, size(e.counters.htod_bytes).c_str(),
+                      size(e.counters.dtoh_bytes).c_str(), size(e.counters.dtod_bytes).c_str());
+    }
+}
+} // namespace
+
+std::string
+summary_text(const run_info& run, const summary_builder& s)
+{
+    std::string cmd;
+    for(const auto& a : run.command)
+        cmd += (cmd.empty() ? "" : " ") + a;
+    std::string out = "rocprof-kfd summary: " + (cmd.empty() ? std::string("?") : cmd) + " (pid " +
+                      std::to_string(run.pid) + " on " + run.hostname +
+                      (run.rank ? ", rank " + *run.rank : std::string()) + "), wall " +
+                      duration(wall_ns(run, s)) + ", " + std::to_string(s.records()) + " records\n";
+    loss_verdict v = judge_loss(run.loss, s.records());
+    if(v.lost || v.probably_lost) out += "WARNING: " + v.message + "\n";
+
+    out += "\nOperations:\n";
+    out += format("  %-15s %-19s %9s %11s %11s %11s %11s %11s %11s\n", "operation", "trigger",
+                  "count", "total", "mean", "min", "p50", "p99", "max");
+    for(const auto& [key, st] : s.operations())
+        out += format(
+            "  %-15s %-19s %9" PRIu64 " %11s %11s %11s %11s %11s %11s\n", operation_name(key.first),
+            trigger_name(key.first, key.second).c_str(), st.count, duration(st.total_ns).c_str(),
+            duration(st.count ? st.total_ns / st.count : 0).c_str(),
+            duration(st.durations.min()).c_str(), duration(st.durations.quantile(0.5)).c_str(),
+            duration(st.durations.quantile(0.99)).c_str(), duration(st.durations.max()).c_str());
+    if(s.operations().empty()) out += "  (no records)\n";
+
+    out += "\nMigrations by direction:\n";
+    for(const auto& [key, d] : s.directions())
+    {
+        double gbps =
+            d.total_ns ? static_cast<double>(d.bytes) / static_cast<double>(d.total_ns) : 0.0;
+        std::string dir = agent_label(run, key.first) + " -> " + agent_label(run, key.second);
+        out += format("  %-30s %9" PRIu64 " migrations %11s %9.2f GB/s\n", dir.c_str(), d.count,
+                      size(d.bytes).c_str(), gbps);
+    }
+    if(s.directions().empty()) out += "  none\n";
+
+    out += "\nPage faults by GPU:\n";
+    for(const auto& [gpu, f] : s.faults())
+        out += format("  %-16s read: %" PRIu64 " migrated, %" PRIu64 " updated; write: %" PRIu64
+                      " migrated, %" PRIu64 " updated\n",
+                      agent_label(run, gpu).c_str(), f.read_migrated, f.read_updated,
+                      f.write_migrated, f.write_updated);
+    if(s.faults().empty()) out += "  none\n";
+
+    out += "\nQueue suspensions by GPU:\n";
+    uint64_t wall = wall_ns(run, s);
+    for(const auto& [gpu, q] : s.suspensions())
+        out += format("  %-16s %9" PRIu64 " suspensions, %s suspended (%.1f%% of wall time)\n",
+                      agent_label(run, gpu).c_str(), q.count, duration(q.total_ns).c_str(),
+                      wall ? 100.0 * static_cast<double>(q.total_ns) / static_cast<double>(wall)
+                           : 0.0);
+    if(s.suspensions().empty()) out += "  none\n";
+
+    const char* approx = s.top_ranges_approximate() ? " (approximate)" : "";
+    out += "\n";
+    ranges_table(out, ("Top ranges by faults" + std::string(approx) + ":").c_str(),
+                 s.top_by_faults());
+    out += "\n";
+    ranges_table(out, ("Top ranges by bytes migrated" + std::string(approx) + ":").c_str(),
+                 s.top_by_bytes());
+
+    auto thrash = s.thrashing();
+    out += "\nThrashing (ranges migrated back and forth >= " +
+           std::to_string(s.thrashing_threshold()) + " times between two locations)" +
+           (s.thrashing_approximate() ? " (approximate)" : "") + ":";
+    if(thrash.empty())
+        out += " none\n";
+    else
+    {
+        out += "\n";
+        for(const auto& t : thrash)
+        {
+            std::string range = hex(t.start) + "-" + hex(t.end);
+            std::string pair  = agent_label(run, t.a) + " <-> " + agent_label(run, t.b);
+            out += format("  %-37s %-30s %6" PRIu64 " migrations %11s\n", range.c_str(),
+                          pair.c_str(), t.migrations, size(t.bytes).c_str());
+        }
+    }
+    out += "\nLoss: " + v.message + "\n";
+    return out;
+}
+} // namespace rocprof_kfd

@@ -1,0 +1,23 @@
+// MIT License - see LICENSE.
+//
+// Small text helpers of the writers: JSON string escaping, hex addresses, RFC 4180 fields.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace rocprof_kfd
+{
+// `"..."` with JSON escapes (control characters as \u00XX, invalid UTF-8 bytes as \u00XX of
+// the byte, so the output is always valid JSON).
+std::string json_string(std::string_view text);
+// "0x1a2b" (lower case, no padding).
+std::string hex(uint64_t value);
+// The field as is, or quoted with doubled quotes when it holds , " CR or LF (RFC 4180).
+std::string csv_field(std::string_view text);
+// A double as JSON/CSV text: finite with up to 6 significant decimals, 0 for NaN/inf.
+std::string decimal(double value);
+// Nanoseconds as microseconds with 3 decimals ("12.345"), for the Chrome trace.
+std::string micros(uint64_t ns);
+} // namespace rocprof_kfd

@@ -1,0 +1,395 @@
+// MIT License - see LICENSE.
+//
+// librocprofiler-sdk-tool-kfd.so: the bundled tool of rocprof-kfd. Configured by the
+// environment of docs/rocprof-kfd-design.md; streams every page-migration record to the
+// writers as buffers arrive (bounded memory: only the summary's aggregates stay), writes the
+// summary at finalization and prints `rocprof-kfd: wrote PATH` lines.
+//
+// It never harms the host: no exception leaves it, every error is one line on stderr naming
+// the file, and an output that cannot be written is skipped while the program runs on.
+// rocprofiler_configure may run before this library's C++ static constructors: all state
+// lives behind one plain pointer set there.
+#include "config.hpp"
+
+#include <rocprof-kfd-output/output_file.hpp>
+#include <rocprof-kfd-output/summary.hpp>
+#include <rocprof-kfd-output/writer.hpp>
+
+#include <rocprofiler-sdk/ext/kfd.h>
+#include <rocprofiler-sdk/registration.h>
+#include <rocprofiler-sdk/rocprofiler.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+namespace rocprof_kfd
+{
+namespace
+{
+struct tool_state
+{
+    tool_config                                 config;
+    run_info                                    run;
+    std::string                                 directory;
+    std::string                                 stem;
+    std::unique_ptr<summary_builder>            summary;
+    std::vector<std::unique_ptr<record_writer>> writers;
+    output_file                                 raw;
+    bool                                        raw_enabled    = false;
+    bool                                        summary_format = false;
+    std::mutex                                  lock;
+    rocprofiler_context_id_t                    context   = {};
+    bool                                        finalized = false;
+};
+
+tool_state* state = nullptr; // plain data: set in rocprofiler_configure
+
+const char*
+env(const char* name)
+{
+    return secure_getenv(name);
+}
+
+void
+say(const std::string& line)
+{
+    std::string text = "rocprof-kfd: " + line + "\n";
+    ssize_t     n    = ::write(STDERR_FILENO, text.data(), text.size());
+    (void)n;
+}
+
+uint64_t
+boottime_ns()
+{
+    timespec ts{};
+    clock_gettime(CLOCK_BOOTTIME, &ts);
+    return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+std::vector<std::string>
+command_line(const tool_config& config)
+{
+    std::vector<std::string> args;
+    if(!config.command_line.empty())
+    {
+        std::string word;
+        for(char c : config.command_line + " ")
+        {
+            if(c == ' ')
+            {
+                if(!word.empty()) args.push_back(word);
+                word.clear();
+            }
+            else
+                word += c;
+        }
+        return args;
+    }
+    FILE* f = std::fopen("/proc/self/cmdline", "re");
+    if(!f) return args;
+    std::string arg;
+    int         c;
+    size_t      total = 0;
+    while((c = std::fgetc(f)) != EOF && total++ < 65536)
+    {
+        if(c == '\0')
+        {
+            args.push_back(arg);
+            arg.clear();
+        }
+        else
+            arg += static_cast<char>(c);
+    }
+    if(!arg.empty()) args.push_back(arg);
+    std::fclose(f);
+    return args;
+}
+
+rocprofiler_status_t
+collect_agents(rocprofiler_agent_version_t, const void** agents, size_t count, void* data)
+{
+    auto* out = static_cast<std::vector<agent_info>*>(data);
+    for(size_t i = 0; i < count; ++i)
+    {
+        const auto* a = static_cast<const rocprofiler_agent_v0_t*>(agents[i]);
+        agent_info  info;
+        info.gpu_id  = a->gpu_id;
+        info.node_id = a->node_id;
+        info.is_gpu  = a->type == ROCPROFILER_AGENT_TYPE_GPU;
+        info.name    = info.is_gpu ? (a->name ? a->name : "GPU") : "CPU";
+        out->push_back(info);
+    }
+    return ROCPROFILER_STATUS_SUCCESS;
+}
+
+void
+fill_run_info(tool_state& s)
+{
+    run_info& run  = s.run;
+    run.command    = command_line(s.config);
+    run.pid        = static_cast<uint32_t>(getpid());
+    run.ppid       = static_cast<uint32_t>(getppid());
+    char host[256] = {};
+    if(gethostname(host, sizeof(host) - 1) == 0) run.hostname = host;
+    std::string rank = rank_from(env);
+    if(!rank.empty()) run.rank = rank;
+    uint32_t major = 0, minor = 0, patch = 0;
+    rocprofiler_get_version(&major, &minor, &patch);
+    run.sdk_version =
+        std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+    utsname u{};
+    if(uname(&u) == 0) run.kernel_release = u.release;
+    const char* emulator = env("KFD_EMULATOR_LOG");
+    run.emulated         = emulator && *emulator;
+    run.start_ns         = boottime_ns();
+    rocprofiler_query_available_agents(ROCPROFILER_AGENT_INFO_VERSION_0, collect_agents,
+                                       sizeof(rocprofiler_agent_v0_t), &run.agents);
+}
+
+// Text of a raw event: the bytes up to the last non-NUL one (lines may hold NUL bytes).
+std::string
+raw_text(const rocprofiler_kfd_event_record_t& e)
+{
+    size_t n = sizeof(e.text);
+    while(n > 0 && e.text[n - 1] == '\0')
+        --n;
+    return std::string(e.text, n);
+}
+
+void
+open_raw_file(tool_state& s, const placeholder_values& values)
+{
+    std::string path  = expand_placeholders(s.config.raw_file, values, env);
+    size_t      slash = path.rfind('/');
+    if(slash != std::string::npos && slash > 0 && !make_directories(path.substr(0, slash)))
+    {
+        say("cannot create the directory of " + path + ": " + std::strerror(errno));
+        return;
+    }
+    if(!s.raw.open(path)) return;
+    s.raw_enabled = true;
+    // Emulator directives (comments for anything else) so the file replays as it was read.
+    std::string header = "# rocprof-kfd raw KFD SMI events of pid " + std::to_string(s.run.pid) +
+                         " on " + s.run.hostname + "\n";
+    for(const auto& a : s.run.agents)
+    {
+        if(!a.is_gpu) continue;
+        char line[128];
+        std::snprintf(line, sizeof(line), "#@ gpu %llx %s\n",
+                      static_cast<unsigned long long>(a.gpu_id), a.name.c_str());
+        header += line;
+    }
+    header += "#@ self " + std::to_string(s.run.pid) + "\n";
+    s.raw.append(header);
+    s.raw.flush();
+}
+
+void
+on_records(rocprofiler_context_id_t, rocprofiler_buffer_id_t, rocprofiler_record_header_t** headers,
+           size_t count, void*, uint64_t drops)
+{
+    tool_state* s = state;
+    if(!s) return;
+    try
+    {
+        std::lock_guard<std::mutex> guard(s->lock);
+        if(s->finalized) return;
+        s->run.loss.buffer_drops += drops;
+        for(size_t i = 0; i < count; ++i)
+        {
+            const rocprofiler_record_header_t* h = headers[i];
+            if(!h || !h->payload || h->category != ROCPROFILER_BUFFER_CATEGORY_TRACING) continue;
+            if(h->kind == ROCPROFILER_BUFFER_TRACING_PAGE_MIGRATION)
+            {
+                const auto& r = *static_cast<const record*>(h->payload);
+                s->summary->add(r);
+                for(auto& w : s->writers)
+                    w->write(r);
+            }
+            else if(h->kind == static_cast<uint32_t>(ROCPROFILER_BUFFER_TRACING_KFD_EVENT) &&
+                    s->raw_enabled)
+            {
+                const auto& e = *static_cast<const rocprofiler_kfd_event_record_t*>(h->payload);
+                s->raw.append(raw_text(e) + "\n");
+            }
+        }
+        for(auto& w : s->writers)
+            w->end_batch();
+        if(s->raw_enabled) s->raw.flush();
+    }
+    catch(const std::exception& e)
+    {
+        say(std::string("dropped a batch of records: ") + e.what());
+    }
+    catch(...)
+    {
+        say("dropped a batch of records");
+    }
+}
+
+bool
+create_buffer(rocprofiler_context_id_t ctx, rocprofiler_buffer_id_t* buffer)
+{
+    // 4 MiB delivered at 3 MiB: few callbacks, and a LOSSLESS buffer never drops below its cap.
+    return rocprofiler_create_buffer(ctx, 4 << 20, 3 << 20, ROCPROFILER_BUFFER_POLICY_LOSSLESS,
+                                     on_records, nullptr, buffer) == ROCPROFILER_STATUS_SUCCESS;
+}
+
+int
+tool_initialize(rocprofiler_client_finalize_t, void*)
+{
+    tool_state* s = state;
+    if(!s) return 0;
+    try
+    {
+        for(const auto& w : s->config.warnings)
+            say(w);
+        fill_run_info(*s);
+        placeholder_values values{s->run.pid, s->run.ppid, s->run.hostname,
+                                  s->run.rank ? *s->run.rank : ""};
+        s->directory = expand_placeholders(s->config.directory, values, env);
+        s->stem      = expand_placeholders(s->config.stem, values, env);
+        s->summary   = std::make_unique<summary_builder>(s->config.thrashing_threshold);
+        if(!make_directories(s->directory))
+        {
+            say("cannot create the output directory " + s->directory + ": " + std::strerror(errno) +
+                "; nothing will be written");
+            s->summary.reset(); // finalization then writes nothing either
+            return 0;
+        }
+        // A summary marked incomplete now: replaced at finalization; after a crash
+        // `rocprof-kfd-merge --repair` rebuilds it from the records.
+        write_summary_files(s->directory, s->stem, s->run, *s->summary, false, false);
+        for(const auto& f : s->config.formats)
+        {
+            if(f == "summary")
+            {
+                s->summary_format = true;
+                continue;
+            }
+            auto w = make_writer(f);
+            if(w && w->open(s->directory, s->stem, s->run)) s->writers.push_back(std::move(w));
+        }
+        if(!s->config.raw_file.empty()) open_raw_file(*s, values);
+
+        rocprofiler_buffer_id_t buffer = {};
+        if(rocprofiler_create_context(&s->context) != ROCPROFILER_STATUS_SUCCESS ||
+           !create_buffer(s->context, &buffer))
+        {
+            say("cannot create a context or buffer; not tracing");
+            return 0;
+        }
+        std::vector<rocprofiler_tracing_operation_t> ops(s->config.operations.begin(),
+                                                         s->config.operations.end());
+        rocprofiler_status_t status = rocprofiler_configure_buffer_tracing_service(
+            s->context, ROCPROFILER_BUFFER_TRACING_PAGE_MIGRATION, ops.data(), ops.size(), buffer);
+        if(status != ROCPROFILER_STATUS_SUCCESS)
+        {
+            say(std::string("page-migration tracing not available: ") +
+                rocprofiler_get_status_string(status));
+            return 0;
+        }
+        if(s->raw_enabled)
+        {
+            rocprofiler_buffer_id_t raw_buffer = {};
+            if(!create_buffer(s->context, &raw_buffer) ||
+               rocprofiler_configure_buffer_tracing_service(
+                   s->context, ROCPROFILER_BUFFER_TRACING_KFD_EVENT, nullptr, 0, raw_buffer) !=
+                   ROCPROFILER_STATUS_SUCCESS)
+                say("raw KFD events not available; " + s->raw.path() + " stays empty");
+        }
+        if(rocprofiler_start_context(s->context) != ROCPROFILER_STATUS_SUCCESS)
+            say("cannot start tracing");
+    }
+    catch(const std::exception& e)
+    {
+        say(std::string("initialization failed: ") + e.what());
+    }
+    catch(...)
+    {
+        say("initialization failed");
+    }
+    return 0;
+}
+
+void
+tool_finalize(void*)
+{
+    tool_state* s = state;
+    if(!s) return;
+    try
+    {
+        std::lock_guard<std::mutex> guard(s->lock);
+        if(s->finalized || !s->summary) return;
+        s->finalized           = true;
+        s->run.end_ns          = boottime_ns();
+        s->run.loss.stats.size = sizeof(rocprofiler_kfd_loss_stats_t);
+        s->run.loss.valid =
+            rocprofiler_kfd_get_loss_stats(ROCPROFILER_KFD_ALL_GPUS, &s->run.loss.stats) ==
+            ROCPROFILER_STATUS_SUCCESS;
+        std::vector<std::string> written;
+        for(auto& w : s->writers)
+        {
+            w->finish(s->run, *s->summary);
+            for(const auto& f : w->files())
+                written.push_back(f);
+        }
+        if(s->raw_enabled && s->raw.close()) written.push_back(s->raw.path());
+        for(const auto& f : write_summary_files(s->directory, s->stem, s->run, *s->summary, true,
+                                                s->summary_format))
+            written.push_back(f);
+        if(s->summary_format && s->config.summary_stderr)
+        {
+            std::string text = summary_text(s->run, *s->summary);
+            ssize_t     n    = ::write(STDERR_FILENO, text.data(), text.size());
+            (void)n;
+        }
+        for(const auto& f : written)
+            say("wrote " + f);
+        s->writers.clear();
+    }
+    catch(const std::exception& e)
+    {
+        say(std::string("finalization failed: ") + e.what());
+    }
+    catch(...)
+    {
+        say("finalization failed");
+    }
+}
+} // namespace
+} // namespace rocprof_kfd
+
+extern "C" __attribute__((visibility("default"))) rocprofiler_tool_configure_result_t*
+rocprofiler_configure(uint32_t, const char*, uint32_t, rocprofiler_client_id_t* id)
+{
+    using namespace rocprof_kfd;
+    static rocprofiler_tool_configure_result_t result = {
+        sizeof(rocprofiler_tool_configure_result_t), tool_initialize, tool_finalize, nullptr};
+    try
+    {
+        // Listed twice (LD_PRELOAD and ROCP_TOOL_LIBRARIES): only the first registration
+        // traces, or every record would be written twice.
+        if(state) return nullptr;
+        if(id) id->name = "rocprof-kfd";
+        state         = new tool_state();
+        state->config = read_config(env);
+        return &result;
+    }
+    catch(...)
+    {
+        say("cannot configure; not tracing");
+        return nullptr;
+    }
+}

@@ -1,0 +1,175 @@
+// MIT License - see LICENSE.
+//
+// The summary aggregator's bounded structures against exhaustive computations: quantiles
+// within the documented precision, heavy hitters exact below capacity and flagged above,
+// the timeline's conservation of bytes while it coarsens, suspension intervals bounded.
+#include "oracle.hpp"
+
+#include <rocprof-kfd-output/heavy_hitters.hpp>
+#include <rocprof-kfd-output/histogram.hpp>
+#include <rocprof-kfd-output/summary.hpp>
+#include <rocprof-kfd-output/timeline.hpp>
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+
+using namespace rocprof_kfd;
+
+TEST(histogram, quantiles_within_documented_precision)
+{
+    std::mt19937_64 rng(7);
+    for(int trial = 0; trial < 20; ++trial)
+    {
+        log_linear_histogram                h;
+        std::vector<uint64_t>               values;
+        std::lognormal_distribution<double> dist(8.0 + trial * 0.5, 1.5);
+        for(int i = 0; i < 5000; ++i)
+        {
+            auto v = static_cast<uint64_t>(dist(rng));
+            h.add(v);
+            values.push_back(v);
+        }
+        for(double q : {0.5, 0.99, 0.01, 1.0})
+        {
+            uint64_t exact = kfd_out_test::nearest_rank(values, q);
+            uint64_t got   = h.quantile(q);
+            EXPECT_LE(std::abs(static_cast<double>(got) - static_cast<double>(exact)),
+                      static_cast<double>(exact) * log_linear_histogram::rel_precision + 1)
+                << "q=" << q << " exact=" << exact << " got=" << got;
+        }
+        EXPECT_EQ(h.min(), *std::min_element(values.begin(), values.end()));
+        EXPECT_EQ(h.max(), *std::max_element(values.begin(), values.end()));
+    }
+}
+
+TEST(histogram, bucket_bounds_cover_every_value_once)
+{
+    for(uint64_t v : {0ull, 1ull, 63ull, 64ull, 65ull, 127ull, 128ull, 1000ull, 123456789ull,
+                      (1ull << 63) + 5, ~0ull})
+    {
+        size_t i = log_linear_histogram::index_of(v);
+        ASSERT_LT(i, log_linear_histogram::bucket_count);
+        EXPECT_LE(log_linear_histogram::lower_bound_of(i), v);
+        EXPECT_GE(log_linear_histogram::upper_bound_of(i), v);
+    }
+    // log2 buckets: bucket i holds (2^(i-1), 2^i], bucket 0 holds 0 and 1.
+    EXPECT_EQ(log2_histogram::index_of(0), 0u);
+    EXPECT_EQ(log2_histogram::index_of(1), 0u);
+    EXPECT_EQ(log2_histogram::index_of(2), 1u);
+    EXPECT_EQ(log2_histogram::index_of(3), 2u);
+    EXPECT_EQ(log2_histogram::index_of(4), 2u);
+    EXPECT_EQ(log2_histogram::index_of(5), 3u);
+    EXPECT_EQ(log2_histogram::index_of(1024), 10u);
+    EXPECT_EQ(log2_histogram::index_of(1025), 11u);
+}
+
+TEST(heavy_hitters, exact_below_capacity_and_flagged_above)
+{
+    heavy_hitters                hh(16);
+    std::map<uint64_t, uint64_t> truth;
+    for(uint64_t k = 0; k < 16; ++k)
+        for(uint64_t n = 0; n <= k; ++n)
+        {
+            hh.add({k, 0, 0}, 1).faults += 1;
+            truth[k] += 1;
+        }
+    EXPECT_FALSE(hh.approximate());
+    auto top = hh.top(5);
+    ASSERT_EQ(top.size(), 5u);
+    for(size_t i = 0; i < 5; ++i)
+    {
+        EXPECT_EQ(top[i].key.block, 15 - i);
+        EXPECT_EQ(top[i].weight, truth[15 - i]);
+        EXPECT_EQ(top[i].counters.faults, truth[15 - i]);
+    }
+    // Many light keys: the table stays at capacity, says approximate, keeps the heavy key.
+    for(uint64_t k = 100; k < 10000; ++k)
+    {
+        hh.add({k, 0, 0}, 1);
+        hh.add({15, 0, 0}, 1);
+    }
+    EXPECT_TRUE(hh.approximate());
+    EXPECT_EQ(hh.size(), 16u);
+    EXPECT_EQ(hh.top(1).at(0).key.block, 15u);
+}
+
+TEST(timeline, coarsens_to_512_bins_and_keeps_every_byte)
+{
+    timeline        tl;
+    std::mt19937_64 rng(3);
+    uint64_t        total = 0, faults = 0;
+    uint64_t        base = 5'000'000'000ull;
+    for(int i = 0; i < 20000; ++i)
+    {
+        uint64_t start = base + rng() % 3'000'000'000ull; // out of order, 3 s span
+        uint64_t bytes = 4096 * (1 + rng() % 512);
+        tl.add_migration(0, 7, start, start + rng() % 5'000'000, bytes);
+        total += bytes;
+        if(i % 3 == 0)
+        {
+            tl.add_fault(7, i % 2, start);
+            faults += 1;
+        }
+    }
+    EXPECT_LE(tl.bins(), timeline::max_bins);
+    EXPECT_EQ(tl.start_ns() % tl.bin_ns(), 0u);
+    EXPECT_GE(tl.bins() * tl.bin_ns(), 3'000'000'000ull);
+    uint64_t sum = 0;
+    for(uint64_t v : tl.migration_bytes().at({0, 7}))
+        sum += v;
+    EXPECT_EQ(sum, total);
+    uint64_t fsum = 0;
+    for(uint64_t v : tl.faults().at(7).first)
+        fsum += v;
+    for(uint64_t v : tl.faults().at(7).second)
+        fsum += v;
+    EXPECT_EQ(fsum, faults);
+}
+
+TEST(summary_builder, suspension_intervals_stay_bounded)
+{
+    summary_builder s;
+    for(uint64_t i = 0; i < 5000; ++i)
+    {
+        record r                = {};
+        r.operation             = ROCPROFILER_PAGE_MIGRATION_QUEUE_SUSPEND;
+        r.start_timestamp       = 1000 + i * 100;
+        r.end_timestamp         = r.start_timestamp + 50;
+        r.queue_suspend.node_id = 9;
+        s.add(r);
+    }
+    const auto& q = s.suspensions().at(9);
+    EXPECT_EQ(q.count, 5000u);
+    EXPECT_EQ(q.total_ns, 5000u * 50);
+    EXPECT_LE(q.intervals.size(), max_intervals_per_gpu);
+    EXPECT_TRUE(q.intervals_merged);
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for(auto [a, b] : q.intervals)
+        lo = std::min(lo, a), hi = std::max(hi, b);
+    EXPECT_EQ(lo, 1000u);
+    EXPECT_EQ(hi, 1000 + 4999 * 100 + 50);
+}
+
+TEST(summary_builder, migration_bytes_split_across_ranges_by_overlap)
+{
+    summary_builder s;
+    record          r = {};
+    r.operation       = ROCPROFILER_PAGE_MIGRATION_PAGE_MIGRATE;
+    r.start_timestamp = 10;
+    r.end_timestamp   = 20;
+    // 1 MiB before a 2 MiB boundary to 3 MiB after it: blocks 0x1ff.., 0x200.., 0x201..
+    r.page_migrate.start_addr = 0x40000000 - 0x100000;
+    r.page_migrate.end_addr   = 0x40000000 + 0x300000 - 1;
+    r.page_migrate.from_node  = 0;
+    r.page_migrate.to_node    = 5;
+    s.add(r);
+    auto top = s.top_by_bytes();
+    ASSERT_EQ(top.size(), 3u);
+    EXPECT_EQ(top[0].weight, 0x200000u); // the whole middle block
+    EXPECT_EQ(top[1].weight, 0x100000u);
+    EXPECT_EQ(top[2].weight, 0x100000u);
+    EXPECT_EQ(top[0].counters.htod_bytes, 0x200000u);
+    EXPECT_EQ(s.directions().at({0, 5}).bytes, 0x400000u);
+}
