@@ -99,14 +99,30 @@ tool_init(rocprofiler_client_finalize_t fini, void* data)
     size_t watermark = is_mode("exit-in-callback") ? 1 : 32768;
     int    s2        = (int)rocprofiler_create_buffer(
                   ctx, 65536, watermark, ROCPROFILER_BUFFER_POLICY_LOSSLESS, on_records, NULL, &buf);
+    /* precreate-calls-api: ctx traces every operation but unmaps, which only the marker
+     * context enables: if ctx enabled them, its own first start would open the log's wait-mask
+     * gate before the pre-callback's stop, and the events replayed while it is stopped would
+     * be filtered out by the (emulated) kernel */
+    rocprofiler_tracing_operation_t not_unmap[] = {ROCPROFILER_PAGE_MIGRATION_PAGE_MIGRATE,
+                                                   ROCPROFILER_PAGE_MIGRATION_PAGE_FAULT,
+                                                   ROCPROFILER_PAGE_MIGRATION_QUEUE_SUSPEND};
+    int                             gated       = is_mode("precreate-calls-api");
+    size_t                          n_ops = gated ? sizeof(not_unmap) / sizeof(not_unmap[0]) : 0;
+
     int s3 = (int)rocprofiler_configure_buffer_tracing_service(
-        ctx, ROCPROFILER_BUFFER_TRACING_PAGE_MIGRATION, NULL, 0, buf);
-    if(is_mode("precreate-calls-api"))
+        ctx, ROCPROFILER_BUFFER_TRACING_PAGE_MIGRATION, gated ? not_unmap : NULL, n_ops, buf);
+    if(gated)
     {
-        rocprofiler_tracing_operation_t unmap = ROCPROFILER_PAGE_MIGRATION_UNMAP_FROM_GPU;
+        /* its own buffer: a context's services may only use its own buffers */
+        rocprofiler_tracing_operation_t unmap      = ROCPROFILER_PAGE_MIGRATION_UNMAP_FROM_GPU;
+        rocprofiler_buffer_id_t         marker_buf = {0};
         rocprofiler_create_context(&marker_ctx);
-        rocprofiler_configure_buffer_tracing_service(
-            marker_ctx, ROCPROFILER_BUFFER_TRACING_PAGE_MIGRATION, &unmap, 1, buf);
+        int m1 = (int)rocprofiler_create_buffer(marker_ctx, 4096, 2048,
+                                                ROCPROFILER_BUFFER_POLICY_LOSSLESS, on_records,
+                                                NULL, &marker_buf);
+        int m2 = (int)rocprofiler_configure_buffer_tracing_service(
+            marker_ctx, ROCPROFILER_BUFFER_TRACING_PAGE_MIGRATION, &unmap, 1, marker_buf);
+        say("marker create_buffer=%d configure=%d", m1, m2);
         precreate_armed = 1; /* the reader thread is created by this first start */
     }
     int s4 = (int)rocprofiler_start_context(ctx);

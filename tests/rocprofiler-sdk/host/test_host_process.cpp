@@ -171,12 +171,14 @@ TEST(host_process, callbacks_that_call_back_precreate_reads_stats_and_restarts_i
 {
     scratch_dir dir;
     // The stop in the pre-callback opens a gap (starts outstanding then are dropped): the log
-    // waits until the marker context, started after the restart, enables unmaps (id b), so
-    // every fault flows after the restart and all 50 pair.
+    // waits until the marker context, started after the restart, enables unmaps (id b; the
+    // tool's own context traces everything but unmaps, so its first start does not open the
+    // gate), so every fault flows after the restart and all 50 pair.
     auto log = fault_log(50);
     log.insert(log.find("7 "), "#@ wait-mask 1ea0 with b\n");
     auto r = run_traced(dir, {app_plain}, log, {{"HOST_TOOL_MODE", "precreate-calls-api"}});
     EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(contains(r.output, "host-tool: marker create_buffer=0 configure=0")) << r.output;
     EXPECT_TRUE(
         contains(r.output, "host-tool: precreate loss_stats=0 stop=0 start=0 marker_start=0"))
         << r.output;
