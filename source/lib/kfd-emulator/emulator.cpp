@@ -5,6 +5,7 @@
 // be destroyed at exit. One mutex guards all of it; no call blocks while holding it except
 // the condition-variable waits of the producer and the exit handler.
 #include "emulator.hpp"
+#include "common/fork_reachable.hpp"
 
 #include "byte_fifo.hpp"
 #include "common/kfd_abi.hpp"
@@ -712,7 +713,8 @@ producer_main(void* arg)
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, nullptr);
 
-    auto* s = static_cast<session*>(arg);
+    rocprofiler::common::thread_stack_root stack_root; // see common/fork_reachable.hpp
+    auto*                                  s = static_cast<session*>(arg);
     try
     {
         produce(*g_emu, *s);

@@ -62,16 +62,30 @@ constexpr const char* kfd_event_operation_names[ROCPROFILER_KFD_EVENT_LAST] = {
     "KFD_EVENT_QUEUE_RESTORE_RESCHEDULED",
 };
 
-bool
-is_kfd_event_kind(rocprofiler_buffer_tracing_kind_t kind)
+// Kinds are handled as the integers callers pass, never loaded as the enum: the KFD_EVENT
+// extension (256, ext/kfd.h) and any out-of-range argument lie outside the enum's range of
+// values, where a load as the enum is undefined (UBSan stops there).
+constexpr int32_t kfd_event_kind = 256; // ROCPROFILER_BUFFER_TRACING_KFD_EVENT
+
+int32_t
+kind_value(const rocprofiler_buffer_tracing_kind_t& kind)
 {
-    return kind == ROCPROFILER_BUFFER_TRACING_KFD_EVENT;
+    int32_t value = 0;
+    static_assert(sizeof(value) == sizeof(kind), "kinds are 32-bit");
+    std::memcpy(&value, &kind, sizeof(value));
+    return value;
+}
+
+bool
+is_kfd_event_kind(int32_t kind)
+{
+    return kind == kfd_event_kind;
 }
 
 // Operation table of a kind: names and count. Kinds this library does not implement have
 // no operation table.
 bool
-operation_table(rocprofiler_buffer_tracing_kind_t kind, const char* const** names, int* count)
+operation_table(int32_t kind, const char* const** names, int* count)
 {
     if(kind == ROCPROFILER_BUFFER_TRACING_PAGE_MIGRATION)
     {
@@ -89,16 +103,15 @@ operation_table(rocprofiler_buffer_tracing_kind_t kind, const char* const** name
 }
 
 bool
-valid_kind(rocprofiler_buffer_tracing_kind_t kind)
+valid_kind(int32_t kind)
 {
     return (kind > ROCPROFILER_BUFFER_TRACING_NONE && kind < ROCPROFILER_BUFFER_TRACING_LAST) ||
            is_kfd_event_kind(kind);
 }
 
 rocprofiler_status_t
-configure(uint64_t context_id, rocprofiler_buffer_tracing_kind_t kind,
-          const rocprofiler_tracing_operation_t* operations, size_t operations_count,
-          uint64_t buffer_id)
+configure(uint64_t context_id, int32_t kind, const rocprofiler_tracing_operation_t* operations,
+          size_t operations_count, uint64_t buffer_id)
 {
     if(auto locked = registration::check_configuration_open(); locked != ROCPROFILER_STATUS_SUCCESS)
         return locked;
@@ -153,8 +166,9 @@ extern "C"
         return api_call(__func__,
                         [&]()
                         {
-                            return buffer_tracing::configure(context_id.handle, kind, operations,
-                                                             operations_count, buffer_id.handle);
+                            return buffer_tracing::configure(
+                                context_id.handle, buffer_tracing::kind_value(kind), operations,
+                                operations_count, buffer_id.handle);
                         });
     }
 
@@ -164,11 +178,12 @@ extern "C"
     {
         using namespace rocprofiler::buffer_tracing;
         if(name == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
-        const char* found = nullptr;
-        if(is_kfd_event_kind(kind))
+        const int32_t value = kind_value(kind);
+        const char*   found = nullptr;
+        if(is_kfd_event_kind(value))
             found = kfd_event_kind_name;
-        else if(kind > ROCPROFILER_BUFFER_TRACING_NONE && kind < ROCPROFILER_BUFFER_TRACING_LAST)
-            found = kind_names[kind];
+        else if(value > ROCPROFILER_BUFFER_TRACING_NONE && value < ROCPROFILER_BUFFER_TRACING_LAST)
+            found = kind_names[value];
         if(found == nullptr) return ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND;
         *name = found;
         if(name_len) *name_len = std::strlen(found);
@@ -182,10 +197,11 @@ extern "C"
     {
         using namespace rocprofiler::buffer_tracing;
         if(name == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
-        if(!valid_kind(kind)) return ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND;
+        const int32_t value = kind_value(kind);
+        if(!valid_kind(value)) return ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND;
         const char* const* names = nullptr;
         int                count = 0;
-        if(!operation_table(kind, &names, &count) || operation < 0 || operation >= count)
+        if(!operation_table(value, &names, &count) || operation < 0 || operation >= count)
             return ROCPROFILER_STATUS_ERROR_OPERATION_NOT_FOUND;
         *name = names[operation];
         if(name_len) *name_len = std::strlen(names[operation]);
@@ -214,10 +230,11 @@ extern "C"
     {
         using namespace rocprofiler::buffer_tracing;
         if(callback == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
-        if(!valid_kind(kind)) return ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND;
+        const int32_t value = kind_value(kind);
+        if(!valid_kind(value)) return ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND;
         const char* const* names = nullptr;
         int                count = 0;
-        if(!operation_table(kind, &names, &count)) return ROCPROFILER_STATUS_SUCCESS;
+        if(!operation_table(value, &names, &count)) return ROCPROFILER_STATUS_SUCCESS;
         for(int op = 0; op < count; ++op)
             if(callback(kind, op, data) != 0) break;
         return ROCPROFILER_STATUS_SUCCESS;
