@@ -3,7 +3,8 @@
 # Installs what building and testing need on Debian 12, from Debian's packages only.
 set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config libfmt-dev libgoogle-glog-dev libgtest-dev
-          libbenchmark-dev libhsakmt-dev)
+          libbenchmark-dev libhsakmt-dev
+          clang-14 libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
