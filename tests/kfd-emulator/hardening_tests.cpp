@@ -192,6 +192,22 @@ TEST_F(Hardening, StatisticsTempFileNeverFollowsAPlantedSymlink)
     EXPECT_EQ(names[3], "victim");
 }
 
+TEST_F(Hardening, ExitTimeoutsOutOfRangeAreRefusedNotWrapped)
+{
+    // 2^64 used to become LONG_MAX ms, which overflowed the exit deadline's int64 ns.
+    auto result = probe(log(faults(3)),
+                        {"open", "smi:1ea0", "mask:0:" + all_events, "drain:0:8192:200", "exitnow"},
+                        {{"KFD_EMULATOR_EXIT_TIMEOUT_MS", "18446744073709551616"},
+                         {"KFD_EMULATOR_EXIT_MAX_MS", "-1"}});
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_NE(result.err.find("ignoring KFD_EMULATOR_EXIT_TIMEOUT_MS=18446744073709551616"),
+              std::string::npos)
+        << result.err;
+    EXPECT_NE(result.err.find("ignoring KFD_EMULATOR_EXIT_MAX_MS=-1"), std::string::npos)
+        << result.err;
+    EXPECT_EQ(stats()["producer"]["exit_wait"].str, "complete");
+}
+
 TEST_F(Hardening, ExecdProgramDoesNotClobberTheStatistics)
 {
     auto result = probe(log(faults(5)), {"pid", "open", "smi:1ea0", "mask:0:" + all_events,
