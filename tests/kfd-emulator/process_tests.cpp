@@ -88,6 +88,7 @@ TEST_F(Process, OtherLibrariesForkHandlersMayUseOurFds)
     // A fork child handler registered before the emulator's (so it runs first in the child)
     // closes the SMI fds, while the parent's reader thread keeps reading: no deadlock, and
     // the parent still gets every event.
+    if(test_sanitizer::address_sanitizer) GTEST_SKIP() << test_sanitizer::asan_fork_reason;
     auto result = probe(log(many_faults(3000)),
                         {"atforkclose", "open", "smi:1ea0", "bgdrain:8192", "mask:0:" + all_events,
                          "forkread:0", "forkread:0", "forkread:0", "exitnow"});

@@ -26,11 +26,46 @@
 #ifndef ROCP_TEST_SANITIZED
 #    define ROCP_TEST_SANITIZED 0
 #endif
+#if defined(__SANITIZE_ADDRESS__)
+#    define ROCP_TEST_ASAN 1
+#elif defined(__has_feature)
+#    if __has_feature(address_sanitizer)
+#        define ROCP_TEST_ASAN 1
+#    endif
+#endif
+#ifndef ROCP_TEST_ASAN
+#    define ROCP_TEST_ASAN 0
+#endif
+#if defined(__SANITIZE_THREAD__)
+#    define ROCP_TEST_TSAN 1
+#elif defined(__has_feature)
+#    if __has_feature(thread_sanitizer)
+#        define ROCP_TEST_TSAN 1
+#    endif
+#endif
+#ifndef ROCP_TEST_TSAN
+#    define ROCP_TEST_TSAN 0
+#endif
 
 namespace test_sanitizer
 {
 // True when this test program was built with ASan or TSan.
 constexpr bool active = ROCP_TEST_SANITIZED != 0;
+// True under ThreadSanitizer, which cannot run a fork() child of a multithreaded process that
+// starts threads of its own (it stops it: "starting new threads after multi-threaded fork is
+// not supported").
+constexpr bool thread_sanitizer = ROCP_TEST_TSAN != 0;
+
+// True under AddressSanitizer. Its allocator (gcc 12's runtime, LLVM 14) is not locked across
+// fork(): a child forked while another thread of the parent is inside malloc inherits a locked
+// allocator mutex and hangs at its next allocation or in LeakSanitizer's exit check (seen:
+// __lsan::LockAllocator waiting forever in a probe child). Tests that fork while their threads
+// allocate cannot run under it; they skip with this reason and run in the normal and TSan
+// suites.
+constexpr bool               address_sanitizer = ROCP_TEST_ASAN != 0;
+inline constexpr const char* asan_fork_reason =
+    "AddressSanitizer's allocator is not fork-safe in this runtime (a fork() while another "
+    "thread allocates can hang the child); this test runs in the normal and TSan suites";
 
 // The path of the shared ASan/TSan runtime loaded in this process ("" if none, or linked
 // statically as clang does by default).
