@@ -4,7 +4,8 @@
 set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config libfmt-dev libgoogle-glog-dev libgtest-dev
           libbenchmark-dev libhsakmt-dev libhsa-runtime-dev
-          nlohmann-json3-dev python3 chromium)
+          nlohmann-json3-dev python3 chromium
+          clang-14 libclang-rt-14-dev)
 missing=()
 packages+=(libsqlite3-dev nlohmann-json3-dev protobuf-compiler) # rocprof-kfd outputs, their tests
 for p in "${packages[@]}"; do

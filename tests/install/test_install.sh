@@ -32,9 +32,11 @@ cc -std=c99 -Wall -Werror -shared -fPIC -o "$work/libtool-pc.so" \
    "$prefix/share/rocprofiler-sdk/samples/page-migration-tool/page_migration_tool.c" \
    $(pkg-config --cflags --libs rocprofiler-sdk)
 
+# A sanitizer build's SDK needs its runtime loaded first (as any preload of it would).
+runtime=$(ldd "$prefix"/lib/librocprofiler-sdk.so.0 | awk '/lib(asan|tsan)\.so/ {print $3; exit}')
 for tool in "$tool_cmake" "$work/libtool-pc.so"; do
     out=$(LD_LIBRARY_PATH=$prefix/lib ROCPROFILER_KFD_TOPOLOGY_ROOT=$topology \
-          ROCPROFILER_LOG_LEVEL=none LD_PRELOAD=$tool /bin/true)
+          ROCPROFILER_LOG_LEVEL=none LD_PRELOAD="${runtime:+$runtime }$tool" /bin/true)
     echo "$out" | grep -qx 'agents: 3' || { echo "unexpected output of $tool:"; echo "$out"; exit 1; }
     echo "$out" | grep -q 'GPU gfx90a' || { echo "no gfx90a agent from $tool:"; echo "$out"; exit 1; }
 done

@@ -167,6 +167,47 @@ TEST_F(Hardening, RelativeStatsPathIsFixedAtLoad)
     EXPECT_FALSE(file_exists(dir.file("sub/stats.json")));
 }
 
+TEST_F(Hardening, StatisticsTempFileNeverFollowsAPlantedSymlink)
+{
+    // Another user planted a symlink where the statistics' temporary file used to go
+    // (<stats>.tmp.<pid>, the pid is known once the process runs): it must not be followed.
+    std::string victim = dir.write("victim", "precious\n");
+    std::string shell  = "cd '" + dir.path() + "' && ln -s victim stats.json.tmp.$$ && exec '" +
+                        probe_program() + "' open closekfd";
+    auto result = run_child("/bin/sh", {"-c", shell},
+                            {{"LD_PRELOAD", emulator_library()},
+                             {"KFD_EMULATOR_LOG", log(faults(3))},
+                             {"KFD_EMULATOR_STATS", stats_path()},
+                             {"TMPDIR", dir.path()}});
+    EXPECT_EQ(line_with(result, "open "), "ok") << result.err;
+    EXPECT_EQ(read_file(victim), "precious\n");
+    EXPECT_TRUE(stats().has("pid")) << read_file(stats_path());
+    // Nothing but the planted link is left next to the statistics.
+    auto listing = run_child("/bin/ls", {dir.path()}, {});
+    auto names   = split_lines(listing.out);
+    ASSERT_EQ(names.size(), 4u) << listing.out;
+    EXPECT_EQ(names[0], "kfd.log");
+    EXPECT_EQ(names[1], "stats.json");
+    EXPECT_EQ(names[2].rfind("stats.json.tmp.", 0), 0u) << names[2];
+    EXPECT_EQ(names[3], "victim");
+}
+
+TEST_F(Hardening, ExitTimeoutsOutOfRangeAreRefusedNotWrapped)
+{
+    // 2^64 used to become LONG_MAX ms, which overflowed the exit deadline's int64 ns.
+    auto result = probe(log(faults(3)),
+                        {"open", "smi:1ea0", "mask:0:" + all_events, "drain:0:8192:200", "exitnow"},
+                        {{"KFD_EMULATOR_EXIT_TIMEOUT_MS", "18446744073709551616"},
+                         {"KFD_EMULATOR_EXIT_MAX_MS", "-1"}});
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_NE(result.err.find("ignoring KFD_EMULATOR_EXIT_TIMEOUT_MS=18446744073709551616"),
+              std::string::npos)
+        << result.err;
+    EXPECT_NE(result.err.find("ignoring KFD_EMULATOR_EXIT_MAX_MS=-1"), std::string::npos)
+        << result.err;
+    EXPECT_EQ(stats()["producer"]["exit_wait"].str, "complete");
+}
+
 TEST_F(Hardening, ExecdProgramDoesNotClobberTheStatistics)
 {
     auto result = probe(log(faults(5)), {"pid", "open", "smi:1ea0", "mask:0:" + all_events,

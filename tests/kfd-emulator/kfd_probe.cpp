@@ -359,15 +359,27 @@ do_pipe()
     say(ok ? "pipe ok" : "pipe failed");
 }
 
+// What the background drain reads: the clients open when it started (its own copy: main
+// goes on changing g_clients, and destroys it at exit while this thread still runs). Held by
+// a global, so that a forked child (where this thread does not exist) still reaches it.
+struct drain_job
+{
+    std::vector<int>    clients;
+    std::vector<char>   buf;
+    std::vector<pollfd> fds;
+};
+drain_job* g_drain_job = nullptr;
+
 void*
 background_drain(void* arg)
 {
-    size_t            size = reinterpret_cast<size_t>(arg);
-    std::vector<char> buf(size);
+    auto& job = *static_cast<drain_job*>(arg);
     while(true)
     {
-        std::vector<pollfd> fds;
-        for(int fd : g_clients)
+        std::vector<pollfd>& fds = job.fds;
+        std::vector<char>&   buf = job.buf;
+        fds.clear();
+        for(int fd : job.clients)
             fds.push_back(pollfd{fd, POLLIN, 0});
         if(poll(fds.data(), fds.size(), 100) <= 0) continue;
         for(const auto& p : fds)
@@ -536,7 +548,8 @@ run(const std::string& word)
     else if(cmd == "bgdrain")
     {
         pthread_t thread;
-        pthread_create(&thread, nullptr, background_drain, reinterpret_cast<void*>(num(1)));
+        g_drain_job = new drain_job{g_clients, std::vector<char>(num(1)), {}};
+        pthread_create(&thread, nullptr, background_drain, g_drain_job);
         pthread_detach(thread);
     }
     else if(cmd == "forkread")

@@ -1,6 +1,8 @@
 // MIT License - see LICENSE.
 #include "test_support.hpp"
 
+#include "sanitizer.hpp"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -84,6 +86,11 @@ run_child(const std::string& program, const std::vector<std::string>& args, cons
     env_map full = env;
     full.emplace("PATH", "/usr/bin:/bin");
     full.emplace("TMPDIR", temp_base());
+    // In a sanitizer build the runtime comes first and its options pass on (sanitizer.hpp).
+    if(auto preload = full.find("LD_PRELOAD"); preload != full.end())
+        preload->second = test_sanitizer::preload(preload->second);
+    for(const auto& [key, value] : test_sanitizer::option_variables())
+        full.emplace(key, value);
     std::vector<std::string> env_text;
     for(const auto& [key, value] : full)
         env_text.push_back(key + "=" + value);

@@ -182,6 +182,36 @@ TEST(RewriteLine, RewritesHexPidOfVmFault)
     EXPECT_EQ(rewrite_line(line, ev, rewrite_rule{true, 42, 255, 99}, pid), "1 ff:python3\n");
 }
 
+TEST(RewriteLine, RebaseNeverOverflowsNorGoesNegative)
+{
+    // The log's first event is late (offset < 0): an earlier event must not become negative.
+    std::string  early = "7 5 -42 @1(1ea0) R";
+    std::string  late  = "7 9223372036854775807 -42 @1(1ea0) R"; // INT64_MAX, "%lld" can print it
+    uint32_t     pid   = 0;
+    rewrite_rule back{false, 0, 0, -9223372036854775000LL};
+    EXPECT_EQ(rewrite_line(early, parse(early), back, pid), "7 0 -42 @1(1ea0) R\n");
+    EXPECT_EQ(rewrite_line(late, parse(late), back, pid), "7 807 -42 @1(1ea0) R\n");
+    // The first event is early (offset > 0): a late one saturates instead of wrapping.
+    rewrite_rule ahead{false, 0, 0, 1000};
+    EXPECT_EQ(rewrite_line(late, parse(late), ahead, pid), late + "\n");
+    EXPECT_EQ(shift_timestamp(INT64_MAX - 10, 10), INT64_MAX);
+    EXPECT_EQ(shift_timestamp(INT64_MAX - 10, 11), INT64_MAX);
+    EXPECT_EQ(shift_timestamp(0, INT64_MIN), 0);
+    EXPECT_EQ(shift_timestamp(7, -3), 4);
+}
+
+TEST(ParseEvent, TimestampsAndPidsBeyondTheirRangeAreRefused)
+{
+    parsed_event ev;
+    ASSERT_TRUE(parse_event("7 9223372036854775807 -4294967295 @1(1ea0) R", ev));
+    EXPECT_EQ(ev.ns, INT64_MAX);
+    EXPECT_EQ(ev.text_pid, 4294967295u);
+    for(const char* line :
+        {"7 9223372036854775808 -1 @1(1ea0) R", "7 99999999999999999999 -1 @1(1ea0) R",
+         "7 1 -4294967296 @1(1ea0) R", "9 18446744073709551616 -1 1ea0 1"})
+        EXPECT_FALSE(parse_event(line, ev)) << line;
+}
+
 // --- directives --------------------------------------------------------------------------
 
 config
@@ -254,6 +284,29 @@ TEST(Directives, InvalidOnesWarnAndChangeNothing)
     EXPECT_EQ(cfg.read_fault_rule.error, 0);
     EXPECT_EQ(cfg.open_error, 0);
     EXPECT_TRUE(cfg.rebase);
+}
+
+TEST(Directives, NumbersOutOfTheirRangeAreRefused)
+{
+    config cfg = directives({"#@ fifo 18446744073709551617", "#@ fifo +4096", "#@ self 2147483648",
+                             "#@ version 4294967296.1", "#@ gpu 1ffffffffffffffff",
+                             "#@ fault read eintr every 18446744073709551616",
+                             "#@ fault vanish 1ea0 99999999999999999999", "#@ pace rate 1e-9",
+                             "#@ pace rate 0.0009"});
+    EXPECT_EQ(cfg.warnings.size(), 9u);
+    config defaults;
+    EXPECT_EQ(cfg.fifo_bytes, defaults.fifo_bytes);
+    EXPECT_FALSE(cfg.has_self);
+    EXPECT_TRUE(cfg.gpus.empty());
+    EXPECT_EQ(cfg.read_fault_rule.error, 0);
+    EXPECT_TRUE(cfg.vanish_faults.empty());
+    EXPECT_EQ(cfg.pace, pace_kind::lossless);
+    // The largest values are still taken.
+    config top = directives({"#@ fault vanish 1ea0 18446744073709551615", "#@ pace rate 0.001"});
+    EXPECT_TRUE(top.warnings.empty());
+    ASSERT_EQ(top.vanish_faults.size(), 1u);
+    EXPECT_EQ(top.vanish_faults[0].line, UINT64_MAX);
+    EXPECT_EQ(top.pace, pace_kind::rate);
 }
 
 // --- load_config (the scan of a log) -----------------------------------------------------

@@ -2,6 +2,7 @@
 #include "config.hpp"
 
 #include "common/kfd_abi.hpp"
+#include "numbers.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -53,14 +54,7 @@ parse_u64(std::string_view text, int base, uint64_t& value)
 {
     if(base == 16 && text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X'))
         text.remove_prefix(2);
-    if(text.empty() || text.size() > 20) return false;
-    std::string copy(text);
-    char*       end      = nullptr;
-    errno                = 0;
-    unsigned long long v = std::strtoull(copy.c_str(), &end, base);
-    if(errno != 0 || end != copy.c_str() + copy.size() || copy[0] == '-') return false;
-    value = v;
-    return true;
+    return parse_number(text, base, UINT64_MAX, value);
 }
 
 bool
@@ -174,8 +168,9 @@ directive_pace(const std::vector<std::string_view>& w, config& cfg)
         std::string copy(w[2]);
         char*       end  = nullptr;
         double      rate = std::strtod(copy.c_str(), &end);
-        if(end != copy.c_str() + copy.size() || !(rate > 0) || rate > 1e9)
-            return "expected: pace rate <events per second>";
+        // From one event in 1000 s: any slower and 10 million events would outlast int64 ns.
+        if(end != copy.c_str() + copy.size() || !(rate >= 1e-3) || rate > 1e9)
+            return "expected: pace rate <events per second> (0.001 to 1e9)";
         cfg.pace = pace_kind::rate;
         cfg.rate = rate;
     }
@@ -248,15 +243,20 @@ fault_smi(const std::vector<std::string_view>& w, config& cfg)
 const char*
 fault_read(const std::vector<std::string_view>& w, config& cfg)
 {
+    if(w.size() == 4 && w[2] == "eagain" && w[3] == "until-replayed")
+    {
+        cfg.reads_wait_for_replay = true;
+        return nullptr;
+    }
     read_fault rule;
     rule.error = w.size() >= 4 ? errno_from_name(w[2]) : 0;
     if(rule.error != EINTR && rule.error != EFAULT)
-        return "expected: fault read eintr|efault once|every <N>";
+        return "expected: fault read eintr|efault once|every <N>, or eagain until-replayed";
     if(w.size() == 4 && w[3] == "once")
         rule.once = true;
     else if(!(w.size() == 5 && w[3] == "every" && parse_u64(w[4], 10, rule.every) &&
               rule.every > 0))
-        return "expected: fault read eintr|efault once|every <N>";
+        return "expected: fault read eintr|efault once|every <N>, or eagain until-replayed";
     cfg.read_fault_rule = rule;
     return nullptr;
 }

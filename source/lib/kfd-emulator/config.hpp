@@ -86,6 +86,7 @@ struct config
     int                       open_error           = 0; // fault: open("/dev/kfd") fails with it
     std::vector<smi_fault>    smi_faults;
     read_fault                read_fault_rule;
+    bool                      reads_wait_for_replay = false; // fault read eagain until-replayed
     std::vector<vanish_fault> vanish_faults;
 
     // From the scan of the log.

@@ -5,13 +5,16 @@
 // be destroyed at exit. One mutex guards all of it; no call blocks while holding it except
 // the condition-variable waits of the producer and the exit handler.
 #include "emulator.hpp"
+#include "common/fork_reachable.hpp"
 
 #include "byte_fifo.hpp"
 #include "common/kfd_abi.hpp"
 #include "config.hpp"
+#include "numbers.hpp"
 #include "real_libc.hpp"
 #include "stats_json.hpp"
 #include "topology.hpp"
+#include "unique_file.hpp"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -79,6 +82,8 @@ constexpr int token_fd_floor = 900;
 // Bounds of the exit wait (ms): without progress, and in all (so that exit always ends).
 constexpr long default_exit_timeout_ms = 5000;
 constexpr long default_exit_max_ms     = 60000;
+// The largest value of those variables (11.6 days): in ns it stays far from int64's limit.
+constexpr uint64_t max_env_ms = 1000000000;
 
 // Closed clients kept per GPU for the statistics; older closed ones are forgotten (counted).
 constexpr size_t max_clients_kept = 256;
@@ -228,9 +233,11 @@ env_long(const char* name, long fallback)
 {
     const char* text = std::getenv(name);
     if(text == nullptr || *text == '\0') return fallback;
-    char* end   = nullptr;
-    long  value = std::strtol(text, &end, 10);
-    return (end && *end == '\0' && value >= 0) ? value : fallback;
+    uint64_t value = 0;
+    if(parse_number(text, 10, max_env_ms, value)) return static_cast<long>(value);
+    report(std::string("ignoring ") + name + "=" + text + ": not a number of ms up to " +
+           std::to_string(max_env_ms));
+    return fallback;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -266,13 +273,27 @@ own_process()
     return true;
 }
 
+// The parent's lock, fd table and session, left as they were at fork() (another thread may
+// have been inside them): never touched again, never freed, but kept reachable so that a leak
+// checker (LSan at a child's exit) sees state that is kept on purpose, not lost memory.
+struct retired_state
+{
+    std::mutex*                        mu;
+    std::condition_variable*           cv;
+    std::unordered_map<int, fd_entry>* fds;
+    session*                           current;
+    retired_state*                     older;
+};
+retired_state* g_retired = nullptr;
+
 void
 adopt_after_fork()
 {
+    g_retired      = new retired_state{g_emu->mu, g_emu->cv, g_emu->fds, g_emu->current, g_retired};
     g_emu->mu      = new std::mutex;
     g_emu->cv      = new std::condition_variable;
     g_emu->fds     = new std::unordered_map<int, fd_entry>;
-    g_emu->current = nullptr; // the parent's session is leaked, never touched
+    g_emu->current = nullptr; // the parent's session stays in g_retired, never touched
     for(int fd = 0; fd < max_tracked_fd; ++fd)
     {
         uint8_t mark = g_fd_marks[fd].load(std::memory_order_acquire);
@@ -594,11 +615,21 @@ steady::time_point
 schedule_of(const config& cfg, const parsed_event& ev, uint64_t produced, steady::time_point start,
             steady::time_point previous)
 {
+    // A delay past 1e18 ns (31 years) means "never": time_point::max(), so that a long time
+    // span in the log or a slow rate cannot overflow the steady clock's int64 ns.
+    constexpr double max_delay_ns = 1e18;
     if(cfg.pace == pace_kind::rate)
-        return start + std::chrono::duration_cast<steady::duration>(
-                           std::chrono::duration<double>(static_cast<double>(produced) / cfg.rate));
+    {
+        double ns = static_cast<double>(produced) / cfg.rate * 1e9;
+        return ns < max_delay_ns ? start + std::chrono::nanoseconds(static_cast<int64_t>(ns))
+                                 : steady::time_point::max();
+    }
     if(cfg.pace == pace_kind::realtime && ev.has_ns && ev.ns > cfg.first_ns)
-        return std::max(previous, start + std::chrono::nanoseconds(ev.ns - cfg.first_ns));
+    {
+        int64_t delay = ev.ns - cfg.first_ns; // both in 0..INT64_MAX: no overflow
+        if(static_cast<double>(delay) >= max_delay_ns) return steady::time_point::max();
+        return std::max(previous, start + std::chrono::nanoseconds(delay));
+    }
     return previous;
 }
 
@@ -756,7 +787,8 @@ producer_main(void* arg)
     // Named, so that profilers and benchmarks tell its CPU time from the program's.
     pthread_setname_np(pthread_self(), "kfd-emu-prod");
 
-    auto* s = static_cast<session*>(arg);
+    rocprofiler::common::thread_stack_root stack_root; // see common/fork_reachable.hpp
+    auto*                                  s = static_cast<session*>(arg);
     try
     {
         produce(*g_emu, *s);
@@ -886,13 +918,13 @@ collect_stats(const emulator& emu, const session& s, const char* exit_wait)
 void
 write_stats_file(const std::string& path, const std::string& text)
 {
-    std::string tmp = path + ".tmp." + std::to_string(getpid());
-    int         fd  = libc().open(tmp.c_str(), O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0644);
-    bool        ok  = fd >= 0 && write_all(fd, text.data(), text.size());
+    std::string tmp;
+    int         fd = create_unique_file(path, tmp); // O_EXCL|O_NOFOLLOW, random name
+    bool        ok = fd >= 0 && write_all(fd, text.data(), text.size());
     if(fd >= 0) ok = (libc().close(fd) == 0) && ok;
     if(ok && std::rename(tmp.c_str(), path.c_str()) == 0) return;
     report("cannot write the statistics to " + path + ": " + std::strerror(errno));
-    unlink(tmp.c_str());
+    if(fd >= 0) unlink(tmp.c_str());
 }
 
 // The pid written in a statistics file ("pid":N), 0 when there is none.
@@ -909,9 +941,11 @@ pid_in_stats_file(const std::string& path)
         fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? libc().read(fd, buf, sizeof(buf) - 1) : -1;
     libc().close(fd);
     if(n <= 0) return 0;
-    buf[n]         = '\0';
-    const char* at = std::strstr(buf, ",\"pid\":"); // a '"' inside a string value is escaped
-    return at ? static_cast<pid_t>(std::strtol(at + 7, nullptr, 10)) : 0;
+    buf[n]             = '\0';
+    const char* at     = std::strstr(buf, ",\"pid\":"); // a '"' inside a string value is escaped
+    uint64_t    pid    = 0;
+    size_t      digits = 0;
+    return at && parse_number_prefix(at + 7, INT32_MAX, pid, digits) ? static_cast<pid_t>(pid) : 0;
 }
 
 // Where this process writes its statistics (empty: nowhere). A forked child writes
@@ -1154,6 +1188,7 @@ smi_read(emulator& emu, session& s, client& c, void* buf, size_t count)
     const read_fault& rule = emu.cfg.read_fault_rule;
     if(c.fifo.empty()) return fail(c.vanished ? ENODEV : EAGAIN);
     if(count == 0) return fail(EAGAIN); // the kernel's kfifo_out of 0 bytes
+    if(emu.cfg.reads_wait_for_replay && !s.producer_finished) return fail(EAGAIN);
     if(rule.error != 0)
     {
         ++c.data_reads;

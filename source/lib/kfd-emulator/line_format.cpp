@@ -3,6 +3,7 @@
 
 #include "common/kfd_abi.hpp"
 
+#include <cstdint>
 #include <cstring>
 
 namespace kfd_emu
@@ -63,15 +64,18 @@ struct cursor
         return true;
     }
 
+    // Decimal digits of a value within 0..INT64_MAX (what the kernel's "%lld" of a
+    // timestamp or "%d" of a pid can print); a longer or larger number is refused.
     bool take_dec(uint64_t& value, span* where = nullptr)
     {
-        size_t   start = pos;
-        uint64_t v     = 0;
-        while(pos < text.size())
+        constexpr uint64_t limit = static_cast<uint64_t>(INT64_MAX);
+        size_t             start = pos;
+        uint64_t           v     = 0;
+        while(pos < text.size() && text[pos] >= '0' && text[pos] <= '9')
         {
-            const unsigned digit = static_cast<unsigned char>(text[pos]) - unsigned{'0'};
-            if(digit > 9) break;
-            v = v * 10 + digit; // may wrap past 19 digits: refused below
+            uint64_t digit = static_cast<uint64_t>(text[pos] - '0');
+            if(v > (limit - digit) / 10) return false; // v * 10 + digit > INT64_MAX
+            v = v * 10 + digit;
             ++pos;
         }
         if(pos == start || pos - start > 19) return false; // keep within int64
@@ -259,6 +263,16 @@ append_hex(std::string& out, uint32_t v)
 }
 } // namespace
 
+int64_t
+shift_timestamp(int64_t ns, int64_t offset)
+{
+    if(ns < 0) return ns; // not a timestamp parse_event gives: left as it is
+    // ns >= 0, so ns + offset cannot fall below INT64_MIN; only the top can overflow.
+    if(offset > 0 && ns > INT64_MAX - offset) return INT64_MAX;
+    int64_t shifted = ns + offset;
+    return shifted < 0 ? 0 : shifted;
+}
+
 bool
 is_profiler_event(uint32_t id)
 {
@@ -360,7 +374,7 @@ rewrite_line_into(std::string& out, std::string_view line, const parsed_event& e
     if(new_ns)
     {
         out.append(line.substr(pos, ev.ns_span.pos - pos));
-        append_dec(out, ev.ns + rule.ns_offset);
+        append_dec(out, shift_timestamp(ev.ns, rule.ns_offset));
         pos = ev.ns_span.pos + ev.ns_span.len;
     }
     if(new_pid)

@@ -66,6 +66,11 @@ struct rewrite_rule
     int64_t  ns_offset   = 0; // added to every timestamp (0 = keep)
 };
 
+// A timestamp moved by offset ns (`#@ timestamps rebase`), without overflow: a result below 0
+// becomes 0 and one above INT64_MAX becomes INT64_MAX (the kernel's "%lld" of a boottime
+// never prints a negative number).
+int64_t shift_timestamp(int64_t ns, int64_t offset);
+
 // Returns the line with the pid and timestamp rewritten and '\n' appended; every other byte
 // is unchanged. out_pid receives the text pid after rewriting.
 std::string rewrite_line(std::string_view line, const parsed_event& ev, const rewrite_rule& rule,

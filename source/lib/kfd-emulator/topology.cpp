@@ -2,6 +2,7 @@
 #include "topology.hpp"
 
 #include "common/kfd_abi.hpp"
+#include "numbers.hpp"
 #include "real_libc.hpp"
 
 #include <dirent.h>
@@ -14,6 +15,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 
 namespace kfd_emu
 {
@@ -278,9 +280,12 @@ remove_stale_topologies(const std::string& base)
     {
         std::string name = entry->d_name;
         if(name.compare(0, prefix.size(), prefix) != 0) continue;
-        char* end = nullptr;
-        long  pid = std::strtol(name.c_str() + prefix.size(), &end, 10);
-        if(pid <= 0 || end == nullptr || *end != '-') continue;
+        std::string_view rest(name.c_str() + prefix.size());
+        uint64_t         pid    = 0;
+        size_t           digits = 0;
+        if(!parse_number_prefix(rest, INT32_MAX, pid, digits) || pid == 0 ||
+           rest.substr(digits, 1) != "-")
+            continue;
         std::string path = base + "/" + name;
         struct stat st
         {
@@ -302,10 +307,10 @@ gfx_target_version(const std::string& name)
     int         minor  = hex_digit(digits[digits.size() - 2]);
     int         step   = hex_digit(digits[digits.size() - 1]);
     std::string major  = digits.substr(0, digits.size() - 2);
-    if(minor < 0 || step < 0 || major.find_first_not_of("0123456789") != std::string::npos)
-        return 0;
-    return static_cast<unsigned>(std::atoi(major.c_str())) * 10000 +
-           static_cast<unsigned>(minor) * 100 + static_cast<unsigned>(step);
+    uint64_t    value  = 0;
+    if(minor < 0 || step < 0 || !parse_number(major, 10, 99999, value)) return 0;
+    return static_cast<unsigned>(value) * 10000 + static_cast<unsigned>(minor) * 100 +
+           static_cast<unsigned>(step);
 }
 
 bool

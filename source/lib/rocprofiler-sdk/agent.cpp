@@ -8,7 +8,9 @@
 
 #include <rocprofiler-sdk/agent.h>
 
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 
 namespace rocprofiler::agent
 {
@@ -84,7 +86,11 @@ rocprofiler_query_available_agents(rocprofiler_agent_version_t             versi
                                  {
                                      if(callback == nullptr)
                                          return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
-                                     if(version != ROCPROFILER_AGENT_INFO_VERSION_0)
+                                     // Checked as an integer: loading an out-of-range
+                                     // value as the enum would be undefined.
+                                     int32_t version_value = 0;
+                                     std::memcpy(&version_value, &version, sizeof(version_value));
+                                     if(version_value != ROCPROFILER_AGENT_INFO_VERSION_0)
                                          return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
                                      // A caller built against a smaller (older) struct reads a
                                      // prefix of ours: fine. A larger one would read past our

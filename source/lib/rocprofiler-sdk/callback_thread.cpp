@@ -1,5 +1,6 @@
 // MIT License - see LICENSE.
 #include "rocprofiler-sdk/callback_thread.hpp"
+#include "common/fork_reachable.hpp"
 #include "rocprofiler-sdk/buffer.hpp"
 #include "rocprofiler-sdk/internal_threading.hpp"
 #include "rocprofiler-sdk/logging.hpp"
@@ -250,7 +251,7 @@ forget_after_fork() noexcept
         if(w == nullptr) continue;
         // The OS thread does not exist in the child: leak its std::thread object (joining or
         // detaching it would act on the parent's thread id). The child delivers nothing.
-        (void)w->thread.release();
+        common::keep_reachable(w->thread.release());
         w->running  = false;
         w->stopping = true;
         w->queue.clear();

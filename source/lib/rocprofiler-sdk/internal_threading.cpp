@@ -1,5 +1,6 @@
 // MIT License - see LICENSE.
 #include "rocprofiler-sdk/internal_threading.hpp"
+#include "common/fork_reachable.hpp"
 #include "rocprofiler-sdk/api_guard.hpp"
 #include "rocprofiler-sdk/callback_thread.hpp"
 #include "rocprofiler-sdk/registration.hpp"
@@ -115,6 +116,7 @@ start_thread(const char* name, std::function<void()> body) noexcept
             thr = std::make_unique<std::thread>(
                 [name, fn = std::move(body)]()
                 {
+                    common::thread_stack_root stack_root; // see common/fork_reachable.hpp
                     pthread_setname_np(pthread_self(), name);
                     try
                     {

@@ -1,6 +1,8 @@
 // MIT License - see LICENSE.
 #include "run_process.hpp"
 
+#include "sanitizer.hpp"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -21,7 +23,11 @@ run_process(const std::vector<std::string>&                         argv,
             bool merge_stderr)
 {
     process_result result;
-    int            pipe_fds[2];
+    // In a sanitizer build the runtime comes first (sanitizer.hpp): computed before fork().
+    std::vector<std::pair<std::string, std::string>> child_env = env;
+    for(auto& [key, value] : child_env)
+        if(key == "LD_PRELOAD" && !value.empty()) value = test_sanitizer::preload(value);
+    int pipe_fds[2];
     if(pipe(pipe_fds) != 0) return result;
     pid_t pid = fork();
     if(pid == 0)
@@ -30,7 +36,7 @@ run_process(const std::vector<std::string>&                         argv,
         if(merge_stderr) dup2(pipe_fds[1], 2);
         close(pipe_fds[0]);
         close(pipe_fds[1]);
-        for(const auto& [key, value] : env)
+        for(const auto& [key, value] : child_env)
         {
             if(value.empty())
                 unsetenv(key.c_str());

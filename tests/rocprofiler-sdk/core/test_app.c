@@ -78,8 +78,9 @@ main(void)
     }
 #endif
 #ifdef APP_WAIT
-    /* Lives long enough for a tool to end the process from a callback first. */
-    sleep(3);
+    /* Waits until a tool ends the process from a callback (or the test kills it). */
+    for(;;)
+        pause();
 #endif
     say("main done", 0);
     return 0;

@@ -1,5 +1,6 @@
 // MIT License - see LICENSE.
 #include "rocprofiler-sdk/kfd/service.hpp"
+#include "common/fork_reachable.hpp"
 #include "rocprofiler-sdk/agent.hpp"
 #include "rocprofiler-sdk/buffer.hpp"
 #include "rocprofiler-sdk/context.hpp"
@@ -593,7 +594,7 @@ forget_after_fork() noexcept
     // The reader thread does not exist in the child, and the parent keeps reading the same
     // kernel clients. The child never reads, writes or closes them (no system call here: the
     // fds are CLOEXEC, and a close could reach an interposer whose locks are not yet reset).
-    (void)s.reader.release();
+    common::keep_reachable(s.reader.release()); // see common/fork_reachable.hpp
     for(auto* stream : s.streams)
         stream->watching.store(false);
     s.shut_down = true;
