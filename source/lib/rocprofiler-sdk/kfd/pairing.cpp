@@ -40,14 +40,13 @@ timestamp_of(const event& ev) noexcept
     return ev.has_timestamp ? ev.timestamp : 0;
 }
 
+// Folds the high half of a 128-bit product into the low half: one multiply that spreads
+// every input bit over the low bits, which the table's mask keeps.
 uint64_t
-mix(uint64_t hash, uint64_t value) noexcept
+fold_multiply(uint64_t a, uint64_t b) noexcept
 {
-    // splitmix64 finalizer over a running combination
-    uint64_t x = hash ^ (value + 0x9e3779b97f4a7c15ull + (hash << 6) + (hash >> 2));
-    x          = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x          = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
+    const unsigned __int128 product = static_cast<unsigned __int128>(a) * b;
+    return static_cast<uint64_t>(product) ^ static_cast<uint64_t>(product >> 64);
 }
 
 size_t
@@ -94,6 +93,7 @@ pairing_engine::pairing_engine(pairing_engine&& other) noexcept
     : m_max_outstanding{other.m_max_outstanding}, m_max_capacity{other.m_max_capacity},
       m_bounds{other.m_bounds}, m_slots{std::move(other.m_slots)}, m_count{other.m_count},
       m_arrivals{other.m_arrivals}, m_newest{other.m_newest},
+      m_next_deadline{other.m_next_deadline}, m_heads_changed{other.m_heads_changed},
       m_queue_resync_pending{other.m_queue_resync_pending},
       m_queue_resync_until{other.m_queue_resync_until}, m_counters{other.m_counters}
 {
@@ -114,6 +114,8 @@ pairing_engine::operator=(pairing_engine&& other) noexcept
     m_count                = other.m_count;
     m_arrivals             = other.m_arrivals;
     m_newest               = other.m_newest;
+    m_next_deadline        = other.m_next_deadline;
+    m_heads_changed        = true; // recomputed from the moved lists and bounds
     m_queue_resync_pending = other.m_queue_resync_pending;
     m_queue_resync_until   = other.m_queue_resync_until;
     m_counters             = other.m_counters;
@@ -163,11 +165,12 @@ pairing_engine::queue_key(const event& ev) noexcept
 uint64_t
 pairing_engine::hash_of(const key& k) noexcept
 {
-    uint64_t hash = static_cast<uint64_t>(k.what);
-    hash          = mix(hash, (uint64_t{k.pid} << 32) | k.node_a);
-    hash          = mix(hash, (uint64_t{k.node_b} << 32) ^ k.npages);
-    hash          = mix(hash, k.page);
-    return hash;
+    // Two independent folded multiplies (wyhash's mixing step) instead of three dependent
+    // splitmix rounds: every field still reaches every bit of the result.
+    const uint64_t ids   = (uint64_t{k.pid} << 32) | k.node_a;
+    const uint64_t range = ((uint64_t{k.node_b} << 32) ^ k.npages) + static_cast<uint64_t>(k.what);
+    return fold_multiply(ids ^ 0xa0761d6478bd642full, k.page ^ 0xe7037ed1a0b428dbull) ^
+           fold_multiply(range ^ 0x8ebc6af09c88c6e3ull, k.page + 0x589965cc75374cc3ull);
 }
 
 bool
@@ -310,7 +313,10 @@ pairing_engine::link_newest(uint32_t index) noexcept
     if(list.newest != nil)
         m_slots[list.newest].newer = index;
     else
-        list.oldest = index;
+    {
+        list.oldest     = index;
+        m_heads_changed = true;
+    }
     list.newest = index;
 }
 
@@ -322,7 +328,10 @@ pairing_engine::unlink(uint32_t index) noexcept
     if(s.older != nil)
         m_slots[s.older].newer = s.newer;
     else
-        list.oldest = s.newer;
+    {
+        list.oldest     = s.newer;
+        m_heads_changed = true;
+    }
     if(s.newer != nil)
         m_slots[s.newer].older = s.older;
     else
@@ -367,6 +376,11 @@ void
 pairing_engine::expire(uint64_t newest_timestamp) noexcept
 {
     if(newest_timestamp > m_newest) m_newest = newest_timestamp;
+    // Amortized: nothing can time out before the earliest deadline of the lists' heads, which
+    // only changes when a head does (link_newest onto an empty list, unlink of a head).
+    if(!m_heads_changed && m_newest <= m_next_deadline) return;
+    m_heads_changed = false;
+    m_next_deadline = UINT64_MAX;
     for(kind k : {kind::page_fault, kind::page_migrate, kind::queue_suspend})
     {
         const uint64_t bound = bound_of(k);
@@ -378,7 +392,14 @@ pairing_engine::expire(uint64_t newest_timestamp) noexcept
             ++m_counters.starts_timed_out;
             if(k == kind::queue_suspend) m_queue_resync_pending = true; // as for the cap
         }
+        if(list.oldest == nil) continue;
+        // Stored timestamps are at most m_newest, so the head times out once m_newest passes
+        // timestamp + bound (saturated).
+        const uint64_t timestamp = m_slots[list.oldest].timestamp;
+        const uint64_t deadline  = timestamp > UINT64_MAX - bound ? UINT64_MAX : timestamp + bound;
+        if(deadline < m_next_deadline) m_next_deadline = deadline;
     }
+    m_heads_changed = false; // the erases above changed heads; the deadline already covers them
 }
 
 uint64_t
@@ -662,6 +683,7 @@ pairing_engine::finish() noexcept
         s = slot{};
     for(auto& list : m_lists)
         list = arrival_list{};
-    m_count = 0;
+    m_count         = 0;
+    m_heads_changed = true;
 }
 } // namespace rocprofiler::kfd

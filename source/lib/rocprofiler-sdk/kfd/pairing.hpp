@@ -245,6 +245,10 @@ private:
     size_t            m_count           = 0;
     uint64_t          m_arrivals        = 0;
     uint64_t          m_newest          = 0; // newest timestamp seen
+    // expire() does nothing while m_newest <= m_next_deadline (the earliest time a head of an
+    // arrival list times out) unless a head changed since it was computed.
+    uint64_t m_next_deadline = 0;
+    bool     m_heads_changed = true;
     // After a gap in queue events: set until the next event's timestamp starts the window
     // in which suspensions are withheld (see the header comment).
     bool             m_queue_resync_pending = false;
