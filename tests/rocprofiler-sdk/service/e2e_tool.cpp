@@ -72,9 +72,11 @@ std::thread*                  toggler    = nullptr;
 uint64_t                      stop_after = 0;
 rocprofiler_context_id_t      marker_ctx{};
 rocprofiler_buffer_id_t       marker_buffer{};
-std::mutex                    marker_mutex;
-std::condition_variable       marker_cv;
-uint64_t                      markers = 0; // under marker_mutex
+// Never destroyed: a callback thread may still notify while exit runs static destructors
+// (as the README advises tools, state lives in heap objects that are never freed).
+std::mutex&              marker_mutex = *new std::mutex;
+std::condition_variable& marker_cv    = *new std::condition_variable;
+uint64_t                 markers      = 0; // under marker_mutex
 
 // Waits until `n` markers arrived (bounded, so that a broken run fails instead of hanging).
 bool
