@@ -420,7 +420,8 @@ TEST(tool, killed_run_is_repaired_into_valid_documents)
 }
 
 // Memory stays flat however long the run: a 1M-event replay's peak RSS within 10 % of a
-// 100k-event replay's (a loose bound; the figures are printed for BENCHMARKS.md).
+// 100k-event replay's, plus what the SDK's buffer may hold by timing (the figures are printed
+// for BENCHMARKS.md, where the 10 % target is measured).
 TEST(tool, peak_rss_of_a_long_replay_stays_flat)
 {
     long rss[2] = {0, 0};
@@ -444,7 +445,13 @@ TEST(tool, peak_rss_of_a_long_replay_stays_flat)
         std::printf("peak RSS replaying %s events (summary,csv,perfetto): %ld KiB\n", events,
                     run.max_rss_kb);
     }
-    EXPECT_LE(static_cast<double>(rss[1]), 1.10 * static_cast<double>(rss[0]))
+    // Whether the SDK's buffer holds its full backlog at the moment of the peak is a matter of
+    // timing (on a loaded machine the writers fall behind in one run and not the other): up to
+    // two 4 MiB batches (the one pending and the one being written). Allowed on top of the
+    // 10 %, so the test fails on growth with the number of events (20 bytes an event would be
+    // 17 MiB more here), not on timing.
+    constexpr double sdk_backlog_kb = 2 * 4096;
+    EXPECT_LE(static_cast<double>(rss[1]), 1.10 * static_cast<double>(rss[0]) + sdk_backlog_kb)
         << "100k events: " << rss[0] << " KiB, 1M events: " << rss[1] << " KiB";
 }
 

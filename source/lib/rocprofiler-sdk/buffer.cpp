@@ -48,8 +48,11 @@ struct record_buffer
     std::atomic<uint64_t>           thread_id{callback_thread::default_thread};
 
     std::mutex mutex;
-    std::mutex delivering; // one delivery at a time, so batches stay in order
-    // Header arrays handed to the callback, reused across deliveries (under `delivering`).
+    // One delivery at a time, so batches stay in order; a flag, not a lock held across the
+    // tool's callback (see deliver()). Both under `mutex`.
+    bool delivery_running = false;
+    bool delivery_wanted  = false; // another deliver() came while one was running
+    // Header arrays handed to the callback, reused across deliveries (by the one running).
     std::vector<rocprofiler_record_header_t>  headers;
     std::vector<rocprofiler_record_header_t*> pointers;
     bool                                      warned_throw = false;
@@ -287,77 +290,114 @@ inside_delivery() noexcept
     return delivery_depth > 0;
 }
 
+namespace
+{
+// What one delivery hands to the tool, taken out of the buffer under its lock.
+struct taken_batch
+{
+    std::vector<std::byte> bytes;
+    uint64_t               count = 0;
+    uint64_t               drops = 0;
+    bool                   call  = false;
+};
+
+taken_batch
+take_batch(record_buffer* b)
+{
+    taken_batch                 t;
+    std::lock_guard<std::mutex> lock{b->mutex};
+    b->scheduled       = false;
+    b->delivery_wanted = false;
+    t.bytes.swap(b->spare);
+    t.bytes.swap(b->pending); // pending now holds the (empty) spare storage
+    t.count             = b->pending_count;
+    t.drops             = b->drops_unreported;
+    b->pending_count    = 0;
+    b->pending_bytes    = 0;
+    b->held_bytes       = 0;
+    b->drops_unreported = 0;
+    t.call              = !b->closed && (t.count > 0 || t.drops > 0);
+    return t;
+}
+
+// Runs the tool's callback on one batch, with no SDK lock held.
+void
+hand_to_tool(record_buffer* b, taken_batch& t) noexcept
+{
+    auto& headers  = b->headers;
+    auto& pointers = b->pointers;
+    try
+    {
+        headers.clear();
+        pointers.clear();
+        headers.reserve(t.count);
+        pointers.reserve(t.count);
+        for(size_t offset = 0; offset < t.bytes.size();)
+        {
+            auto* entry = reinterpret_cast<entry_header*>(t.bytes.data() + offset);
+            rocprofiler_record_header_t header{};
+            header.category = entry->category;
+            header.kind     = entry->kind;
+            header.payload  = entry + 1;
+            headers.push_back(header);
+            offset += sizeof(entry_header) + padded(entry->size);
+        }
+        for(auto& h : headers)
+            pointers.push_back(&h);
+        b->in_callback.store(true);
+        b->callback(rocprofiler_context_id_t{b->context_id}, rocprofiler_buffer_id_t{b->id},
+                    pointers.data(), pointers.size(), b->data, t.drops);
+        b->in_callback.store(false);
+    }
+    catch(...)
+    {
+        b->in_callback.store(false);
+        if(!b->warned_throw)
+            ROCP_WARNING << "buffer " << b->id
+                         << ": the tool's callback threw an exception; the records it was "
+                            "given are lost (logged once)";
+        b->warned_throw = true;
+    }
+}
+} // namespace
+
+// One delivery at a time per buffer keeps batches in order, but no lock is held while the
+// tool's callback runs: a deliver() that finds another one running only asks it to go
+// round once more (it takes what was emplaced meanwhile) and returns at once. So no thread
+// ever blocks on a tool's callback here; flush() waits for its records on a condition
+// variable, with its deadline.
 void
 deliver(uint64_t buffer_id) noexcept
 {
     auto* b = find(buffer_id);
     if(b == nullptr || inside_delivery()) return; // never nested: it would deadlock
-    delivery_scope              scope{buffer_id};
-    std::lock_guard<std::mutex> one_at_a_time{b->delivering};
-
-    std::vector<std::byte> batch;
-    uint64_t               count = 0;
-    uint64_t               drops = 0;
-    bool                   call  = false;
     {
         std::lock_guard<std::mutex> lock{b->mutex};
-        b->scheduled = false;
-        batch.swap(b->spare);
-        batch.swap(b->pending); // pending now holds the (empty) spare storage
-        count               = b->pending_count;
-        drops               = b->drops_unreported;
-        b->pending_count    = 0;
-        b->pending_bytes    = 0;
-        b->held_bytes       = 0;
-        b->drops_unreported = 0;
-        call                = !b->closed && (count > 0 || drops > 0);
+        if(b->delivery_running)
+        {
+            b->delivery_wanted = true;
+            return;
+        }
+        b->delivery_running = true;
     }
-
-    if(call)
+    delivery_scope scope{buffer_id};
+    for(;;)
     {
-        auto& headers  = b->headers;
-        auto& pointers = b->pointers;
-        try
+        auto t = take_batch(b);
+        if(t.call) hand_to_tool(b, t);
+        std::lock_guard<std::mutex> lock{b->mutex};
+        b->delivered += t.count;
+        b->drops_reported += t.drops;
+        t.bytes.clear();
+        // Keep the storage for the next batch unless a LOSSLESS burst made it large.
+        if(t.bytes.capacity() <= 2 * b->size + 4096) b->spare.swap(t.bytes);
+        b->delivered_cv.notify_all();
+        if(!b->delivery_wanted)
         {
-            headers.clear();
-            pointers.clear();
-            headers.reserve(count);
-            pointers.reserve(count);
-            for(size_t offset = 0; offset < batch.size();)
-            {
-                auto* entry = reinterpret_cast<entry_header*>(batch.data() + offset);
-                rocprofiler_record_header_t header{};
-                header.category = entry->category;
-                header.kind     = entry->kind;
-                header.payload  = entry + 1;
-                headers.push_back(header);
-                offset += sizeof(entry_header) + padded(entry->size);
-            }
-            for(auto& h : headers)
-                pointers.push_back(&h);
-            b->in_callback.store(true);
-            b->callback(rocprofiler_context_id_t{b->context_id}, rocprofiler_buffer_id_t{b->id},
-                        pointers.data(), pointers.size(), b->data, drops);
-            b->in_callback.store(false);
-        }
-        catch(...)
-        {
-            b->in_callback.store(false);
-            if(!b->warned_throw)
-                ROCP_WARNING << "buffer " << b->id
-                             << ": the tool's callback threw an exception; the records it was "
-                                "given are lost (logged once)";
-            b->warned_throw = true;
+            b->delivery_running = false;
+            return;
         }
     }
-
-    std::lock_guard<std::mutex> lock{b->mutex};
-    b->delivered += count;
-    b->drops_reported += drops;
-    batch.clear();
-    // Keep the storage for the next batch unless a LOSSLESS burst made it large.
-    if(batch.capacity() <= 2 * b->size + 4096) b->spare.swap(batch);
-    b->delivered_cv.notify_all();
 }
 
 rocprofiler_status_t
@@ -514,6 +554,8 @@ discard_after_fork() noexcept
         b->drops_unreported = 0;
         b->scheduled        = false;
         b->closed           = true;
+        b->delivery_running = false; // the thread that ran it does not exist here
+        b->delivery_wanted  = false;
     }
 }
 } // namespace rocprofiler::buffer

@@ -19,6 +19,7 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -29,6 +30,14 @@ namespace rocprofiler::registration
 {
 namespace
 {
+// How far finalization of one tool got (under life().mutex).
+enum class finish_state : uint8_t
+{
+    not_started,
+    running, // on thread `finisher`
+    done,
+};
+
 struct client
 {
     uint32_t                      id = 0;
@@ -37,8 +46,10 @@ struct client
     rocprofiler_tool_initialize_t initialize = nullptr;
     rocprofiler_tool_finalize_t   finalize   = nullptr;
     void*                         tool_data  = nullptr;
-    bool                          active     = false; // configured and initialized
+    std::atomic<bool>             active{false}; // configured and initialized
     std::atomic<bool>             finalized{false};
+    finish_state                  finish   = finish_state::not_started;
+    pthread_t                     finisher = {};
     std::atomic<bool>             finalize_requested{false}; // asked from its own callback
 };
 
@@ -62,11 +73,30 @@ mark_finalized(uint32_t id)
     if(id <= max_clients) finalized_clients()[id].store(true);
 }
 
-std::recursive_mutex&
-life_mutex()
+// The life cycle's state changes (phase, each tool's finalization) happen under this small
+// lock, which is never held while a tool's code runs: configure, initialize, finalize and
+// the thread notifications run with no SDK lock held, so a tool may wait there for a thread
+// of its own that calls any API. Threads that must wait for another thread's step (exit for
+// a running initialize or finalize) wait on `changed`, bounded by the exit deadline.
+struct life_state
 {
-    static auto* m = new std::recursive_mutex{};
-    return *m;
+    std::mutex              mutex;
+    std::condition_variable changed;
+    pthread_t               initializer = {}; // the thread running initialize()
+};
+
+life_state&
+life()
+{
+    static auto* l = new life_state{};
+    return *l;
+}
+
+bool
+is_initializer_thread()
+{
+    return current_phase() == phase::initializing &&
+           pthread_equal(life().initializer, pthread_self()) != 0;
 }
 
 // Never destroyed: tools and the atexit handler may use them until the very end.
@@ -77,11 +107,29 @@ forced_configures()
     return *v;
 }
 
-std::vector<client*>&
-clients()
+// Clients by id (1..client_count), appended only by the initializing thread and never
+// removed, so any thread may read them without a lock.
+std::array<std::atomic<client*>, max_clients + 1>&
+client_table()
 {
-    static auto* v = new std::vector<client*>{};
-    return *v;
+    static auto* t = new std::array<std::atomic<client*>, max_clients + 1>{};
+    return *t;
+}
+std::atomic<uint32_t> client_count{0};
+
+client*
+find_client(uint64_t id)
+{
+    if(id == 0 || id > client_count.load()) return nullptr;
+    return client_table()[id].load();
+}
+
+template <typename F>
+void
+for_each_client(F&& f)
+{
+    for(uint32_t id = 1, n = client_count.load(); id <= n; ++id)
+        if(auto* c = client_table()[id].load()) f(*c);
 }
 
 void
@@ -189,11 +237,12 @@ find_loaded_tools(std::vector<candidate>& out)
     }
 }
 
+// `forced`: a copy of forced_configures() taken under life().mutex.
 std::vector<candidate>
-discover_tools()
+discover_tools(const std::vector<rocprofiler_configure_func_t>& forced)
 {
     std::vector<candidate> out;
-    for(auto fn : forced_configures())
+    for(auto fn : forced)
         add_candidate(out, fn, "rocprofiler_force_configure");
     // Loaded once per process: discovery runs at load time and again when initializing,
     // and a library that cannot be loaded is reported once.
@@ -212,11 +261,19 @@ discover_tools()
 void
 configure_tool(const candidate& found, uint32_t priority)
 {
+    auto id = client_count.load() + 1;
+    if(id > max_clients)
+    {
+        ROCP_WARNING << "tool from " << found.source << ": more than " << max_clients
+                     << " tools; ignored";
+        return;
+    }
     auto* c      = new client{};
-    c->id        = static_cast<uint32_t>(clients().size()) + 1;
+    c->id        = id;
     c->source    = found.source;
     c->client_id = new rocprofiler_client_id_t{nullptr, c->id};
-    clients().push_back(c);
+    client_table()[id].store(c);
+    client_count.store(id);
 
     configuring.store(c->id);
     rocprofiler_tool_configure_result_t* result = nullptr;
@@ -255,7 +312,7 @@ void finalize_client(rocprofiler_client_id_t id);
 void
 initialize_tool(client& c)
 {
-    if(!c.active || c.initialize == nullptr) return;
+    if(!c.active.load() || c.initialize == nullptr) return;
     configuring.store(c.id);
     int rc = 0;
     try
@@ -272,7 +329,7 @@ initialize_tool(client& c)
         ROCP_WARNING << "tool " << (c.client_id->name ? c.client_id->name : c.source)
                      << ": initialize returned " << rc << "; the tool is withdrawn";
         context::stop_all(c.id);
-        c.active = false;
+        c.active.store(false);
         c.finalized.store(true);
         mark_finalized(c.id);
         for(size_t i = 1; i <= buffer::count(); ++i)
@@ -308,9 +365,8 @@ remaining(deadline_t deadline)
 // pull it from under that callback). Records never delivered are counted as dropped.
 // `at_exit`: the event sources were already drained by the caller.
 void
-finish_client(client& c, bool at_exit, deadline_t deadline)
+finish_client_now(client& c, bool at_exit, deadline_t deadline)
 {
-    if(c.finalized.exchange(true)) return;
     mark_finalized(c.id);
     // Events the kernel queued before this point still belong to the tool's contexts.
     if(!at_exit) kfd::service::drain_now();
@@ -351,7 +407,7 @@ finish_client(client& c, bool at_exit, deadline_t deadline)
                         "finalize is not called (it would run concurrently with that callback)";
         return;
     }
-    if(c.active && c.finalize != nullptr)
+    if(c.active.load() && c.finalize != nullptr)
     {
         try
         {
@@ -364,8 +420,40 @@ finish_client(client& c, bool at_exit, deadline_t deadline)
     }
 }
 
-// Runs on a callback thread after a delivery: finalizations a tool asked for from inside
-// its own callback (where they would wait for that very callback).
+// Finalizes a tool once, whichever thread asks first. A second thread asking while another
+// one finalizes it returns at once (the finishing thread, in the tool's finalize, may be
+// waiting for it), except at exit, which waits for it until the deadline: the process must
+// not go on exiting in the middle of a tool's finalize.
+void
+finish_client(client& c, bool at_exit, deadline_t deadline)
+{
+    {
+        std::unique_lock<std::mutex> lock{life().mutex};
+        if(c.finish != finish_state::not_started)
+        {
+            if(at_exit && c.finish == finish_state::running &&
+               pthread_equal(c.finisher, pthread_self()) == 0)
+                life().changed.wait_until(lock, deadline,
+                                          [&] { return c.finish == finish_state::done; });
+            return;
+        }
+        if(c.finalized.exchange(true)) // withdrawn when its initialize failed
+        {
+            c.finish = finish_state::done;
+            return;
+        }
+        c.finish   = finish_state::running;
+        c.finisher = pthread_self();
+    }
+    finish_client_now(c, at_exit, deadline);
+    std::lock_guard<std::mutex> lock{life().mutex};
+    c.finish = finish_state::done;
+    life().changed.notify_all();
+}
+
+// Finalizations a tool asked for where they could not run at once: from inside its own
+// callback (they would wait for that very callback; run on the callback thread after the
+// delivery) or from another thread while tools initialize (run by initialize() at its end).
 void
 run_deferred_finalizations()
 {
@@ -375,14 +463,16 @@ run_deferred_finalizations()
         deferred_finalizations.store(false); // exit finalization finishes every tool
         return;
     }
-    std::unique_lock<std::recursive_mutex> lock{life_mutex(), std::try_to_lock};
-    if(!lock.owns_lock()) return; // retried after the next delivery
+    if(current_phase() != phase::initialized) return; // initialize() runs them at its end
     deferred_finalizations.store(false);
     try
     {
-        for(auto* c : clients())
-            if(c->finalize_requested.exchange(false))
-                finish_client(*c, false, std::chrono::steady_clock::now() + finalize_timeout());
+        for_each_client(
+            [](client& c)
+            {
+                if(c.finalize_requested.exchange(false))
+                    finish_client(c, false, std::chrono::steady_clock::now() + finalize_timeout());
+            });
     }
     catch(...)
     {
@@ -397,9 +487,7 @@ finalize_client(rocprofiler_client_id_t id)
         // During exit finalization every tool is finished anyway; waiting here (e.g. from
         // a callback) would only stall exit.
         if(is_finalized_or_finalizing() || in_forked_child()) return;
-        client* target = nullptr;
-        for(auto* c : clients())
-            if(c->id == id.handle) target = c;
+        client* target = find_client(id.handle);
         if(target == nullptr) return;
         if(callback_thread::on_any_callback_thread())
         {
@@ -407,7 +495,17 @@ finalize_client(rocprofiler_client_id_t id)
             deferred_finalizations.store(true);
             return;
         }
-        std::lock_guard<std::recursive_mutex> lock{life_mutex()};
+        {
+            // Another thread while tools initialize: the tool may be in the middle of its
+            // configure or initialize there; it is finalized when initialization ends.
+            std::lock_guard<std::mutex> lock{life().mutex};
+            if(current_phase() == phase::initializing && !is_initializer_thread())
+            {
+                target->finalize_requested.store(true);
+                deferred_finalizations.store(true);
+                return;
+            }
+        }
         finish_client(*target, false, std::chrono::steady_clock::now() + finalize_timeout());
     }
     catch(...)
@@ -538,9 +636,13 @@ on_library_load() noexcept
 {
     try
     {
-        std::lock_guard<std::recursive_mutex> lock{life_mutex()};
         if(current_phase() != phase::uninitialized) return;
-        if(discover_tools().empty()) return; // wait for rocprofiler_force_configure
+        std::vector<rocprofiler_configure_func_t> forced;
+        {
+            std::lock_guard<std::mutex> lock{life().mutex};
+            forced = forced_configures();
+        }
+        if(discover_tools(forced).empty()) return; // wait for rocprofiler_force_configure
     }
     catch(...)
     {
@@ -552,28 +654,42 @@ on_library_load() noexcept
 void
 initialize() noexcept
 {
+    // Tool code (configure, initialize, the thread notifications of start_all) runs with no
+    // SDK lock held; other threads see the phase `initializing` meanwhile.
+    auto end_initialization = []
+    {
+        std::lock_guard<std::mutex> lock{life().mutex};
+        // An exit that gave up waiting for this initialization owns the phase now.
+        if(current_phase() == phase::initializing) set_phase(phase::initialized);
+        life().changed.notify_all();
+    };
     try
     {
-        std::lock_guard<std::recursive_mutex> lock{life_mutex()};
-        if(current_phase() != phase::uninitialized) return;
-        set_phase(phase::initializing);
-        register_exit_handlers();
-        auto found = discover_tools();
+        std::vector<rocprofiler_configure_func_t> forced;
+        {
+            std::lock_guard<std::mutex> lock{life().mutex};
+            if(current_phase() != phase::uninitialized) return;
+            set_phase(phase::initializing);
+            life().initializer = pthread_self();
+            register_exit_handlers();
+            forced = forced_configures(); // every force_configure that got SUCCESS is in it
+        }
+        auto found = discover_tools(forced);
         for(size_t i = 0; i < found.size(); ++i)
             configure_tool(found[i], static_cast<uint32_t>(i));
-        for(auto* c : clients())
-            initialize_tool(*c);
+        for_each_client([](client& c) { initialize_tool(c); });
         // Callback threads start here, on the initializing thread (never on the KFD reader),
         // after the tools registered their thread-creation notifications.
         callback_thread::start_all();
         buffer::request_pending_deliveries();
-        set_phase(phase::initialized);
+        end_initialization();
+        run_deferred_finalizations(); // asked for by other threads while tools initialized
         ROCP_INFO << "initialized with " << found.size() << " tool(s)";
     }
     catch(const std::exception& e)
     {
         ROCP_ERROR << "initialization failed: " << e.what();
-        set_phase(phase::initialized);
+        end_initialization();
     }
 }
 
@@ -589,23 +705,30 @@ finalize() noexcept
             set_phase(phase::finalized);
             return;
         }
-        std::lock_guard<std::recursive_mutex> lock{life_mutex()};
-        auto                                  p = current_phase();
-        if(p == phase::finalizing || p == phase::finalized) return;
-        if(p == phase::uninitialized)
-        {
-            set_phase(phase::finalized);
-            return;
-        }
-        set_phase(phase::finalizing);
         // One deadline for the whole exit (ROCPROFILER_FINALIZE_TIMEOUT_MS), however many
         // tools and buffers: exit never takes much longer than that.
         auto deadline = std::chrono::steady_clock::now() + finalize_timeout();
+        {
+            std::unique_lock<std::mutex> lock{life().mutex};
+            // Tools initializing on another thread: let them finish first (no tool's finalize
+            // while its initialize runs), until the deadline. exit() from inside a tool's
+            // configure or initialize (this thread) goes on at once.
+            if(current_phase() == phase::initializing && !is_initializer_thread())
+                life().changed.wait_until(lock, deadline,
+                                          [] { return current_phase() != phase::initializing; });
+            auto p = current_phase();
+            if(p == phase::finalizing || p == phase::finalized) return;
+            if(p == phase::uninitialized)
+            {
+                set_phase(phase::finalized);
+                return;
+            }
+            set_phase(phase::finalizing);
+        }
         // 1. Drain the event sources while contexts are still active.
         kfd::service::shutdown(remaining(deadline));
         // 2. Per tool: stop contexts, deliver buffers, call finalize.
-        for(auto* c : clients())
-            finish_client(*c, true, deadline);
+        for_each_client([&](client& c) { finish_client(c, true, deadline); });
         // Idle callback threads need a moment to see the stop even when a stuck callback used
         // up the deadline: at least 100 ms, so that only truly stuck ones are abandoned.
         callback_thread::stop_all(std::max(remaining(deadline), std::chrono::milliseconds{100}));
@@ -649,7 +772,7 @@ extern "C"
                 if(registration::in_forked_child()) // no lock the parent may have held
                     return ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
                 {
-                    std::lock_guard<std::recursive_mutex> lock{registration::life_mutex()};
+                    std::lock_guard<std::mutex> lock{registration::life().mutex};
                     if(registration::current_phase() != registration::phase::uninitialized)
                         return ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
                     registration::forced_configures().push_back(configure_func);

@@ -7,11 +7,19 @@
  *   finalize-in-init     calls its finalize function from initialize, then tries to go on
  *   exit-in-callback     calls exit(42) from its first buffer callback
  *   evil                 prints EVIL-CODE-RAN from configure (tool loading that must not happen)
+ *   init-joins-thread    initialize waits for a thread of its own that calls
+ *                        rocprofiler_force_configure and the loss stats
+ *   init-thread-finalizes initialize waits for a thread of its own that calls the tool's
+ *                        finalize function, then goes on configuring
+ *   fini-joins-thread    finalize (at exit) waits for a thread of its own that calls
+ *                        rocprofiler_force_configure and the tool's finalize function
+ * (the last three hang if the SDK holds a lock while it runs initialize or finalize)
  * At finalize it prints the records it received and the SDK's loss counters. */
 #include <rocprofiler-sdk/ext/kfd.h>
 #include <rocprofiler-sdk/registration.h>
 #include <rocprofiler-sdk/rocprofiler.h>
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +47,7 @@ static rocprofiler_context_id_t ctx  = {0};
 /* precreate-calls-api: a second context, started only after the restart in the pre-callback;
  * the log waits for its mask bit (unmap, id b) so no event flows before the restart ends */
 static rocprofiler_context_id_t marker_ctx = {0};
-static rocprofiler_buffer_id_t  buf  = {0};
+static rocprofiler_buffer_id_t  buf        = {0};
 static rocprofiler_client_id_t* my_id;
 static volatile int             records;
 static volatile int             finalized;
@@ -50,6 +58,48 @@ static int
 is_mode(const char* m)
 {
     return strcmp(mode, m) == 0;
+}
+
+static rocprofiler_client_finalize_t my_fini;
+
+static rocprofiler_tool_configure_result_t*
+second_tool_configure(uint32_t v, const char* rt, uint32_t p, rocprofiler_client_id_t* id)
+{
+    (void)v, (void)rt, (void)p, (void)id;
+    say("SECOND TOOL CONFIGURED"); /* tools are configured already: must not happen */
+    return NULL;
+}
+
+/* The tool's own worker: what it calls depends on the mode; it reports the statuses. */
+static void*
+worker(void* arg)
+{
+    const char* where = (const char*)arg;
+    if(is_mode("init-thread-finalizes"))
+    {
+        my_fini(*my_id);
+        say("%s thread: finalize function returned", where);
+        return NULL;
+    }
+    rocprofiler_kfd_loss_stats_t stats = {0};
+    stats.size                         = sizeof(stats);
+    int s1                             = (int)rocprofiler_force_configure(second_tool_configure);
+    int s2 = (int)rocprofiler_kfd_get_loss_stats(ROCPROFILER_KFD_ALL_GPUS, &stats);
+    if(my_fini != NULL && is_mode("fini-joins-thread")) my_fini(*my_id); /* already finalizing */
+    say("%s thread: force_configure=%d loss_stats=%d", where, s1, s2);
+    return NULL;
+}
+
+static void
+run_worker_and_join(const char* where)
+{
+    pthread_t t;
+    if(pthread_create(&t, NULL, worker, (void*)where) != 0)
+    {
+        say("%s: pthread_create failed", where);
+        return;
+    }
+    pthread_join(t, NULL);
 }
 
 static void
@@ -86,8 +136,11 @@ static int
 tool_init(rocprofiler_client_finalize_t fini, void* data)
 {
     (void)data;
+    my_fini = fini;
     rocprofiler_at_internal_thread_create(precreate, NULL, ROCPROFILER_LIBRARY, NULL);
     rocprofiler_create_context(&ctx);
+    if(is_mode("init-joins-thread") || is_mode("init-thread-finalizes"))
+        run_worker_and_join("initialize");
     if(is_mode("finalize-in-init"))
     {
         /* the context exists; the tool then finalizes itself and tries to go on */
@@ -134,6 +187,7 @@ static void
 tool_fini(void* data)
 {
     (void)data;
+    if(is_mode("fini-joins-thread")) run_worker_and_join("finalize");
     rocprofiler_kfd_loss_stats_t s = {0};
     s.size                         = sizeof(s);
     rocprofiler_kfd_get_loss_stats(ROCPROFILER_KFD_ALL_GPUS, &s);

@@ -212,6 +212,53 @@ TEST(host_process, finalize_in_initialize_then_configure_returns_finalized)
     EXPECT_EQ(lines_starting_with(r.output, "host-tool: finalize").size(), 1u) << r.output;
 }
 
+// 7b. No SDK lock is held while a tool's initialize or finalize runs: a tool that waits there
+// for a thread of its own calling the SDK does not hang the program (15 =
+// ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED: tools are configured once).
+TEST(host_process, initialize_waiting_for_its_own_thread_calling_the_sdk_does_not_hang)
+{
+    scratch_dir dir;
+    auto r = run_traced(dir, {app_plain}, fault_log(50), {{"HOST_TOOL_MODE", "init-joins-thread"}});
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(contains(r.output, "host-tool: initialize thread: force_configure=15 loss_stats=0"))
+        << r.output;
+    EXPECT_TRUE(contains(r.output, "initialize create_buffer=0 configure=0 start=0")) << r.output;
+    EXPECT_FALSE(contains(r.output, "SECOND TOOL CONFIGURED")) << r.output;
+    EXPECT_TRUE(contains(r.output, "host-tool: finalize records=50")) << r.output;
+}
+
+// The tool's finalize function called from another thread while its initialize runs (and
+// waits for that thread): the call returns, initialize goes on, the tool is finalized once
+// when initialization ends and gets no callback after it.
+TEST(host_process, finalize_from_another_thread_during_initialize_runs_once_after_it)
+{
+    scratch_dir dir;
+    auto        r =
+        run_traced(dir, {app_plain}, fault_log(50), {{"HOST_TOOL_MODE", "init-thread-finalizes"}});
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    auto init_done = r.output.find("host-tool: initialize thread: finalize function returned");
+    auto finalized = r.output.find("host-tool: finalize records=");
+    ASSERT_NE(init_done, std::string::npos) << r.output;
+    ASSERT_NE(finalized, std::string::npos) << r.output;
+    EXPECT_LT(init_done, finalized) << r.output;
+    EXPECT_TRUE(contains(r.output, "initialize create_buffer=0 configure=0 start=0")) << r.output;
+    EXPECT_EQ(lines_starting_with(r.output, "host-tool: finalize").size(), 1u) << r.output;
+    EXPECT_FALSE(contains(r.output, "CALLBACK AFTER FINALIZE")) << r.output;
+}
+
+// The tool's finalize, at exit, waits for a thread of its own that calls the SDK and the
+// finalize function again: exit completes, finalize runs once.
+TEST(host_process, finalize_waiting_for_its_own_thread_calling_the_sdk_does_not_hang)
+{
+    scratch_dir dir;
+    auto r = run_traced(dir, {app_plain}, fault_log(50), {{"HOST_TOOL_MODE", "fini-joins-thread"}});
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(contains(r.output, "host-tool: finalize thread: force_configure=15 loss_stats=0"))
+        << r.output;
+    EXPECT_EQ(lines_starting_with(r.output, "host-tool: finalize records=50").size(), 1u)
+        << r.output;
+}
+
 // 9. AT_SECURE: a setuid program linking the SDK ignores the SDK's variables and loads no
 // tool named by its caller's environment (as ld.so ignores LD_PRELOAD there).
 TEST(host_process, at_secure_setuid_program_loads_no_tool_from_the_environment)
