@@ -10,6 +10,7 @@
 #include "byte_fifo.hpp"
 #include "common/kfd_abi.hpp"
 #include "config.hpp"
+#include "fork_swappable.hpp"
 #include "numbers.hpp"
 #include "real_libc.hpp"
 #include "stats_json.hpp"
@@ -149,19 +150,20 @@ struct fd_entry
 
 struct emulator
 {
-    bool                               ready = false;
-    config                             cfg;
-    long                               exit_timeout_ms = default_exit_timeout_ms;
-    long                               exit_max_ms     = default_exit_max_ms;
-    std::string                        stats_target;         // where this process writes its stats
-    pid_t                              stats_target_pid = 0; // the process that chose it
-    topology_tree                      topology;
-    pid_t                              topology_owner    = 0; // only its creator removes it
-    std::mutex*                        mu                = nullptr;
-    std::condition_variable*           cv                = nullptr;
-    session*                           current           = nullptr;
-    std::unordered_map<int, fd_entry>* fds               = nullptr;
-    bool                               atexit_registered = false;
+    bool          ready = false;
+    config        cfg;
+    long          exit_timeout_ms = default_exit_timeout_ms;
+    long          exit_max_ms     = default_exit_max_ms;
+    std::string   stats_target;         // where this process writes its stats
+    pid_t         stats_target_pid = 0; // the process that chose it
+    topology_tree topology;
+    pid_t         topology_owner = 0; // only its creator removes it
+    // Replaced by a fork child (adopt_after_fork): see fork_swappable.hpp.
+    fork_swappable<std::mutex>                        mu;
+    fork_swappable<std::condition_variable>           cv;
+    fork_swappable<session>                           current;
+    fork_swappable<std::unordered_map<int, fd_entry>> fds;
+    bool                                              atexit_registered = false;
 };
 
 emulator*      g_emu       = nullptr;
