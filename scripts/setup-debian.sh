@@ -8,6 +8,7 @@ packages=(cmake ninja-build g++ pkg-config libfmt-dev libgoogle-glog-dev libgtes
           clang-14 libclang-rt-14-dev)
 missing=()
 packages+=(libsqlite3-dev nlohmann-json3-dev protobuf-compiler) # rocprof-kfd outputs, their tests
+packages+=(time) # benchmarks/rss.sh: peak RSS of the traced run
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
