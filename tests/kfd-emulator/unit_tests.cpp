@@ -5,6 +5,7 @@
 #include "byte_fifo.hpp"
 #include "config.hpp"
 #include "line_format.hpp"
+#include "line_reader.hpp"
 #include "stats_json.hpp"
 
 #include <gtest/gtest.h>
@@ -17,6 +18,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <string_view>
+#include <vector>
 
 using namespace kfd_emu;
 
@@ -309,6 +312,42 @@ TEST(Directives, NumbersOutOfTheirRangeAreRefused)
     EXPECT_EQ(top.pace, pace_kind::rate);
 }
 
+// --- line_reader -------------------------------------------------------------------------
+
+TEST(LineReader, ViewsGiveEveryLineAcrossBufferEndsAndCutTheLongOnes)
+{
+    // Lines of every length from 1 to 300 bytes, more than 64 KiB in all (the reader's
+    // buffer), so that lines straddle its end; one line longer than max_line in the middle.
+    std::vector<std::string> lines;
+    for(int i = 0; i < 1200; ++i)
+        lines.push_back(std::string(1 + i % 300, static_cast<char>('a' + i % 26)));
+    lines[700] = std::string(line_reader::max_line + 10, 'L');
+    std::string text;
+    for(const auto& line : lines)
+        text += line + "\n";
+    text += "last line without a newline";
+    char templ[] = "/tmp/kfd-emulator-lines-XXXXXX";
+    int  fd      = mkstemp(templ);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+    ::lseek(fd, 0, SEEK_SET);
+    unlink(templ);
+
+    line_reader      reader(fd, ::read);
+    std::string_view view;
+    bool             too_long = false;
+    for(size_t i = 0; i < lines.size(); ++i)
+    {
+        ASSERT_TRUE(reader.next_view(view, too_long)) << i;
+        EXPECT_EQ(too_long, i == 700) << i;
+        EXPECT_EQ(view, i == 700 ? std::string(line_reader::max_line, 'L') : lines[i]) << i;
+    }
+    ASSERT_TRUE(reader.next_view(view, too_long));
+    EXPECT_EQ(view, "last line without a newline");
+    EXPECT_FALSE(reader.next_view(view, too_long));
+    ::close(fd);
+}
+
 // --- load_config (the scan of a log) -----------------------------------------------------
 
 class LogScan : public ::testing::Test
@@ -380,6 +419,35 @@ TEST_F(LogScan, GpuDirectivesAndRouteDecideWhereLinesGo)
     // abcd is not emulated and 4444 routes nowhere.
     EXPECT_EQ(cfg.unroutable, 2u);
     EXPECT_EQ(cfg.event_lines, 5u);
+}
+
+TEST_F(LogScan, GpuDirectivesAfterTheEventsStillDecideWhereTheyGo)
+{
+    // The scan counts each line's destination before it knows the final GPU list.
+    config cfg = load("9 5000 -77 fc7d 2\n"
+                      "9 5001 -77 abcd 2\n"
+                      "2 1:1\n" // no node, no route: the first GPU of the final list
+                      "9 5002 -77 1234 2\n"
+                      "#@ gpu abcd\n"
+                      "#@ gpu fc7d\n");
+    ASSERT_EQ(cfg.gpus.size(), 2u);
+    EXPECT_EQ(cfg.gpus[0].gpu_id, 0xabcdu);
+    EXPECT_EQ(cfg.lines_per_gpu, (std::vector<uint64_t>{2, 1}));
+    EXPECT_EQ(cfg.unroutable, 1u); // 1234 is not emulated
+    EXPECT_EQ(cfg.event_lines, 4u);
+}
+
+TEST_F(LogScan, ManyDestinationsAreCountedAsExactlyAsFew)
+{
+    // More distinct nodes than the scan counts in one pass (it then takes a second one).
+    std::string text = "#@ gpu 1\n#@ gpu 2\n9 10 -77 1 2\n";
+    for(int node = 3; node < 3 + 1500; ++node)
+        text += "9 20 -77 " + std::to_string(node) + " 2\n"; // decimal digits read as hex ids
+    text += "9 30 -77 1 2\n9 40 -77 2 2\n9 50 -77 2 2\n#@ route 2\n4 1 reason\nzz\n";
+    config cfg = load(text);
+    EXPECT_EQ(cfg.lines_per_gpu, (std::vector<uint64_t>{2, 3}));
+    EXPECT_EQ(cfg.unroutable, 1501u); // 1500 nodes not emulated and "zz"
+    EXPECT_EQ(cfg.event_lines, 1506u);
 }
 
 TEST_F(LogScan, SelfDirectiveWinsOverTheFirstEvent)

@@ -3,6 +3,7 @@
 
 #include "common/kfd_abi.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -47,38 +48,42 @@ struct cursor
 
     bool take_hex(uint64_t& value, span* where = nullptr)
     {
-        size_t   start = pos;
-        uint64_t v     = 0;
-        while(pos < text.size())
+        // One table look-up per byte and no other test in the loop (every replayed line is
+        // parsed, twice: by the scan and by the producer). More than 16 digits (64 bits) is
+        // refused; the loop stops at the 17th, so v never shifts out digits that count.
+        const size_t start = pos;
+        const size_t end   = std::min(text.size(), start + 17);
+        uint64_t     v     = 0;
+        while(pos < end)
         {
-            // One table look-up per byte (the replay parses every line: it is its hot path).
             const uint8_t digit = hex_digit_values[static_cast<unsigned char>(text[pos])];
             if(digit > 15) break;
-            if(pos - start >= 16) return false; // more than 64 bits
             v = (v << 4) | digit;
             ++pos;
         }
-        if(pos == start) return false;
+        if(pos == start || pos - start > 16) return false;
         value = v;
         if(where) *where = span{start, pos - start};
         return true;
     }
 
     // Decimal digits of a value within 0..INT64_MAX (what the kernel's "%lld" of a
-    // timestamp or "%d" of a pid can print); a longer or larger number is refused.
+    // timestamp or "%d" of a pid can print); a longer or larger number is refused. At most 19
+    // digits are taken (the 20th refuses the number): 19 digits cannot overflow uint64, so
+    // the range is checked once at the end rather than for every digit.
     bool take_dec(uint64_t& value, span* where = nullptr)
     {
-        constexpr uint64_t limit = static_cast<uint64_t>(INT64_MAX);
-        size_t             start = pos;
-        uint64_t           v     = 0;
-        while(pos < text.size() && text[pos] >= '0' && text[pos] <= '9')
+        const size_t start = pos;
+        const size_t end   = std::min(text.size(), start + 20);
+        uint64_t     v     = 0;
+        while(pos < end)
         {
-            uint64_t digit = static_cast<uint64_t>(text[pos] - '0');
-            if(v > (limit - digit) / 10) return false; // v * 10 + digit > INT64_MAX
+            const unsigned digit = static_cast<unsigned char>(text[pos]) - unsigned{'0'};
+            if(digit > 9) break;
             v = v * 10 + digit;
             ++pos;
         }
-        if(pos == start || pos - start > 19) return false; // keep within int64
+        if(pos == start || pos - start > 19 || v > static_cast<uint64_t>(INT64_MAX)) return false;
         value = v;
         if(where) *where = span{start, pos - start};
         return true;
@@ -221,34 +226,33 @@ struct digit_pairs
 };
 constexpr digit_pairs two_digits{};
 
-void
-append_dec(std::string& out, int64_t v)
+// Writes v in decimal at p, two digits per division, and returns the end. The replay
+// formats a timestamp for every line (rebase): no temporary string, no append per digit.
+char*
+write_dec(char* p, uint64_t v)
 {
-    // Written backwards into a local buffer, two digits at a time, then one append (this
-    // runs for every replayed line: no temporary string, no append per character).
-    char     buf[24];
-    char*    p         = buf + sizeof(buf);
-    uint64_t magnitude = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
-    while(magnitude >= 100)
+    char  buf[24];
+    char* q = buf + sizeof(buf);
+    while(v >= 100)
     {
-        const uint64_t pair = magnitude % 100;
-        magnitude /= 100;
-        p -= 2;
-        std::memcpy(p, two_digits.text + 2 * pair, 2);
+        q -= 2;
+        std::memcpy(q, two_digits.text + 2 * (v % 100), 2);
+        v /= 100;
     }
-    if(magnitude >= 10)
+    if(v >= 10)
     {
-        p -= 2;
-        std::memcpy(p, two_digits.text + 2 * magnitude, 2);
+        q -= 2;
+        std::memcpy(q, two_digits.text + 2 * v, 2);
     }
     else
-        *--p = static_cast<char>('0' + magnitude);
-    if(v < 0) *--p = '-';
-    out.append(p, static_cast<size_t>(buf + sizeof(buf) - p));
+        *--q = static_cast<char>('0' + v);
+    const size_t n = static_cast<size_t>(buf + sizeof(buf) - q);
+    std::memcpy(p, q, n);
+    return p + n;
 }
 
-void
-append_hex(std::string& out, uint32_t v)
+char*
+write_hex(char* p, uint32_t v)
 {
     static const char digits[] = "0123456789abcdef";
     char              buf[8];
@@ -259,7 +263,15 @@ append_hex(std::string& out, uint32_t v)
         v >>= 4;
     } while(v != 0);
     while(n > 0)
-        out += buf[--n];
+        *p++ = buf[--n];
+    return p;
+}
+
+char*
+copy_bytes(char* p, std::string_view line, size_t from, size_t to)
+{
+    std::memcpy(p, line.data() + from, to - from);
+    return p + (to - from);
 }
 } // namespace
 
@@ -361,32 +373,39 @@ void
 rewrite_line_into(std::string& out, std::string_view line, const parsed_event& ev,
                   const rewrite_rule& rule, uint32_t& out_pid)
 {
-    out.clear();
+    out.resize(line.size() + rewrite_growth);
+    out.resize(rewrite_line_to(out.data(), line, ev, rule, out_pid));
+}
+
+size_t
+rewrite_line_to(char* out, std::string_view line, const parsed_event& ev, const rewrite_rule& rule,
+                uint32_t& out_pid)
+{
     out_pid = ev.text_pid;
     bool new_pid =
         rule.rewrite_pid && ev.pid_kind != pid_style::none && ev.text_pid == rule.from_pid;
     if(new_pid) out_pid = rule.to_pid;
     bool new_ns = ev.has_ns && rule.ns_offset != 0;
 
-    out.reserve(line.size() + 16);
+    char*  p   = out;
     size_t pos = 0;
     // ns comes before the pid in every shape that has both.
     if(new_ns)
     {
-        out.append(line.substr(pos, ev.ns_span.pos - pos));
-        append_dec(out, shift_timestamp(ev.ns, rule.ns_offset));
+        p                = copy_bytes(p, line, pos, ev.ns_span.pos);
+        const int64_t ns = shift_timestamp(ev.ns, rule.ns_offset);
+        if(ns < 0) *p++ = '-'; // only for an ns that parse_event never gives
+        p   = write_dec(p, ns < 0 ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns));
         pos = ev.ns_span.pos + ev.ns_span.len;
     }
     if(new_pid)
     {
-        out.append(line.substr(pos, ev.pid_span.pos - pos));
-        if(ev.pid_kind == pid_style::hex)
-            append_hex(out, out_pid);
-        else
-            append_dec(out, out_pid);
+        p   = copy_bytes(p, line, pos, ev.pid_span.pos);
+        p   = ev.pid_kind == pid_style::hex ? write_hex(p, out_pid) : write_dec(p, out_pid);
         pos = ev.pid_span.pos + ev.pid_span.len;
     }
-    out.append(line.substr(pos));
-    out += '\n';
+    p    = copy_bytes(p, line, pos, line.size());
+    *p++ = '\n';
+    return static_cast<size_t>(p - out);
 }
 } // namespace kfd_emu

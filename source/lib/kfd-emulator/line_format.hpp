@@ -78,4 +78,12 @@ std::string rewrite_line(std::string_view line, const parsed_event& ev, const re
 // The same into `out` (replaced), whose storage is reused: the replay's hot path.
 void rewrite_line_into(std::string& out, std::string_view line, const parsed_event& ev,
                        const rewrite_rule& rule, uint32_t& out_pid);
+
+// The most a rewrite adds to a line: a timestamp may grow to 19 digits, a pid to 10, and the
+// '\n' (a line's shortest timestamp and pid are one digit each).
+inline constexpr size_t rewrite_growth = 32;
+// The same into out, which has room for line.size() + rewrite_growth bytes; returns the
+// message's length. The producer writes each message once, into a buffer it reuses.
+size_t rewrite_line_to(char* out, std::string_view line, const parsed_event& ev,
+                       const rewrite_rule& rule, uint32_t& out_pid);
 } // namespace kfd_emu

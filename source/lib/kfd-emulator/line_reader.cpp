@@ -68,4 +68,25 @@ line_reader::next(std::string& line, bool& too_long)
         if(!fill()) return !line.empty() || too_long; // a last line without '\n'
     }
 }
+bool
+line_reader::next_view(std::string_view& line, bool& too_long)
+{
+    const char* start = buffer_.data() + begin_;
+    const void* nl    = std::memchr(start, '\n', end_ - begin_);
+    if(nl != nullptr)
+    {
+        const size_t take = static_cast<size_t>(static_cast<const char*>(nl) - start);
+        if(take <= max_line)
+        {
+            line     = std::string_view(start, take);
+            too_long = false;
+            begin_ += take + 1;
+            return true;
+        }
+    }
+    // The end of the buffer cuts the line, or it is too long: next() handles both.
+    bool more = next(spill_, too_long);
+    line      = spill_;
+    return more;
+}
 } // namespace kfd_emu
