@@ -203,6 +203,27 @@ TEST(RewriteLine, RebaseNeverOverflowsNorGoesNegative)
     EXPECT_EQ(shift_timestamp(7, -3), 4);
 }
 
+TEST(RewriteLine, ShiftedTimestampsAndPidsOfEveryLengthAreWrittenInFull)
+{
+    // Every decimal length from 1 to 19 digits, at both ends of each length.
+    std::vector<int64_t> values = {0, INT64_MAX};
+    for(int64_t power = 10; power <= INT64_MAX / 10; power *= 10)
+    {
+        values.push_back(power - 1);
+        values.push_back(power);
+    }
+    values.push_back(1000000000000000000); // 10^18, the largest power of ten in int64
+    for(int64_t target : values)
+    {
+        // The line says 1; the offset moves it to target.
+        std::string line = "7 1 -42 @1(1ea0) R";
+        uint32_t    pid  = 0;
+        std::string out =
+            rewrite_line(line, parse(line), rewrite_rule{true, 42, 4000000000u, target - 1}, pid);
+        EXPECT_EQ(out, "7 " + std::to_string(target) + " -4000000000 @1(1ea0) R\n") << target;
+    }
+}
+
 TEST(ParseEvent, TimestampsAndPidsBeyondTheirRangeAreRefused)
 {
     parsed_event ev;

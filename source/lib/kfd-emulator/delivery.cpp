@@ -101,7 +101,7 @@ mask_wait_done(const session& s, const mask_wait& wait)
 
 // Returns how many clients dropped msg because their FIFO was full.
 uint64_t
-deliver(const config& cfg, gpu_state& gpu, uint32_t id, uint32_t pid, const std::string& msg)
+deliver(const config& cfg, gpu_state& gpu, uint32_t id, uint32_t pid, std::string_view msg)
 {
     uint64_t drops = 0;
     ++gpu.n.events_emitted;

@@ -8,6 +8,8 @@
 
 #include "state.hpp"
 
+#include <string_view>
+
 namespace kfd_emu
 {
 // Closed clients kept per GPU for the statistics; older closed ones are forgotten (counted).
@@ -20,7 +22,7 @@ bool must_wait_for_space(const config& cfg, const gpu_state& gpu, uint32_t id, u
 bool mask_wait_done(const session& s, const mask_wait& wait);
 // Returns how many clients dropped msg because their FIFO was full.
 uint64_t deliver(const config& cfg, gpu_state& gpu, uint32_t id, uint32_t pid,
-                 const std::string& msg);
+                 std::string_view msg);
 void     flush_wakeups(session& s);
 void     apply_vanish_faults(const config& cfg, session& s, uint64_t line);
 void     close_client(client& c);

@@ -226,13 +226,38 @@ struct digit_pairs
 };
 constexpr digit_pairs two_digits{};
 
-// Writes v in decimal at p, two digits per division, and returns the end. The replay
-// formats a timestamp for every line (rebase): no temporary string, no append per digit.
+// 10^0 .. 10^19 (all within uint64).
+struct ten_powers
+{
+    uint64_t value[20];
+    constexpr ten_powers() : value{}
+    {
+        value[0] = 1;
+        for(int i = 1; i < 20; ++i)
+            value[i] = value[i - 1] * 10;
+    }
+};
+constexpr ten_powers powers_of_ten{};
+
+// The number of decimal digits of v: log10 from the bit length (1233/4096 ~ log10(2)),
+// corrected by one comparison.
+unsigned
+decimal_digits(uint64_t v)
+{
+    if(v < 10) return 1;
+    const unsigned bits  = 64 - static_cast<unsigned>(__builtin_clzll(v));
+    const unsigned guess = (bits * 1233) >> 12;
+    return guess + 1 - (v < powers_of_ten.value[guess] ? 1 : 0);
+}
+
+// Writes v in decimal at p and returns the end: the length first, then two digits per
+// division written backwards in place. The replay formats a timestamp for every line
+// (rebase): no temporary buffer, no copy, no append per digit.
 char*
 write_dec(char* p, uint64_t v)
 {
-    char  buf[24];
-    char* q = buf + sizeof(buf);
+    char* const end = p + decimal_digits(v);
+    char*       q   = end;
     while(v >= 100)
     {
         q -= 2;
@@ -240,15 +265,10 @@ write_dec(char* p, uint64_t v)
         v /= 100;
     }
     if(v >= 10)
-    {
-        q -= 2;
-        std::memcpy(q, two_digits.text + 2 * v, 2);
-    }
+        std::memcpy(q - 2, two_digits.text + 2 * v, 2);
     else
-        *--q = static_cast<char>('0' + v);
-    const size_t n = static_cast<size_t>(buf + sizeof(buf) - q);
-    std::memcpy(p, q, n);
-    return p + n;
+        q[-1] = static_cast<char>('0' + v);
+    return end;
 }
 
 char*

@@ -108,11 +108,14 @@ produce(emulator& emu, session& s)
     {
     };
     if(fstat(fd, &st) == 0) producer_log = log_identity{st.st_dev, st.st_ino};
-    line_reader        reader(fd, read_our_log);
-    route_state        route;
-    rewrite_rule       rule{cfg.has_self, cfg.self_pid, static_cast<uint32_t>(s.pid), s.ns_offset};
-    std::string        line;
-    std::string        msg;  // the message of the current line (its storage reused)
+    line_reader      reader(fd, read_our_log);
+    route_state      route;
+    rewrite_rule     rule{cfg.has_self, cfg.self_pid, static_cast<uint32_t>(s.pid), s.ns_offset};
+    std::string_view line; // into the reader's buffer: valid until its next line
+    // The message of the current line, written once (rewritten timestamp and pid, '\n') and
+    // copied from here into each client's FIFO.
+    std::vector<char>  msg_buffer(line_reader::max_line + rewrite_growth);
+    std::string_view   msg;
     mask_wait          wait; // a `#@ wait-mask` that the next event must satisfy
     bool               too_long = false;
     uint64_t           number   = 0;
@@ -145,7 +148,7 @@ produce(emulator& emu, session& s)
     while(true)
     {
         if(lock.owns_lock() && !reader.has_line()) end_batch();
-        if(!reader.next(line, too_long)) break;
+        if(!reader.next_view(line, too_long)) break;
         ++number;
         if(!lock.owns_lock()) lock.lock();
         if(s.stop) break;
@@ -154,9 +157,10 @@ produce(emulator& emu, session& s)
         if(c.wait.active) wait = c.wait;
         if(c.kind != line_kind::event) continue;
         uint32_t text_pid = 0;
-        rewrite_line_into(msg, line, c.event, rule, text_pid);
-        uint32_t   pid = delivery_pid(c.event, text_pid);
-        gpu_state& gpu = s.gpus[static_cast<size_t>(c.gpu)];
+        msg               = std::string_view(msg_buffer.data(),
+                                             rewrite_line_to(msg_buffer.data(), line, c.event, rule, text_pid));
+        uint32_t   pid    = delivery_pid(c.event, text_pid);
+        gpu_state& gpu    = s.gpus[static_cast<size_t>(c.gpu)];
 
         if(cfg.pace == pace_kind::realtime || cfg.pace == pace_kind::rate)
         {
