@@ -224,6 +224,84 @@ TEST(RewriteLine, ShiftedTimestampsAndPidsOfEveryLengthAreWrittenInFull)
     }
 }
 
+// The routing parser (the producer's, for logs the scan found well formed) must give the
+// fields that route and rewrite a line exactly as parse_event does, on every line it accepts.
+// Returns whether it compared (parse_event accepted the line).
+bool
+expect_same_routing(const std::string& line)
+{
+    parsed_event full;
+    if(!parse_event(line, full)) return false; // the routing parser is only used on such lines
+    parsed_event routing;
+    EXPECT_TRUE(parse_routing_fields(line, routing)) << line;
+    EXPECT_EQ(routing.id, full.id) << line;
+    EXPECT_EQ(routing.has_ns, full.has_ns) << line;
+    EXPECT_EQ(routing.ns, full.ns) << line;
+    EXPECT_EQ(routing.ns_span.pos, full.ns_span.pos) << line;
+    EXPECT_EQ(routing.ns_span.len, full.ns_span.len) << line;
+    EXPECT_EQ(routing.pid_kind, full.pid_kind) << line;
+    EXPECT_EQ(routing.text_pid, full.text_pid) << line;
+    EXPECT_EQ(routing.pid_span.pos, full.pid_span.pos) << line;
+    EXPECT_EQ(routing.pid_span.len, full.pid_span.len) << line;
+    EXPECT_EQ(routing.has_route_node, full.has_route_node) << line;
+    EXPECT_EQ(routing.route_node, full.route_node) << line;
+    return true;
+}
+
+TEST(ParseRoutingFields, AgreesWithParseEventOnEveryShape)
+{
+    const std::string queue_restore_612 = std::string("a 5000 -77 1ea0 ") + '\0';
+    for(const std::string line :
+        {"5 6000 -88 @7f0(10) 0->1ea0 ffffffff:ffffffff 1", "5 6000 -88 @7f0(10) 1ea0->0 1ea0:0 3",
+         "6 7000 -88 @7f0(10) 1ea0->abcd 0 0", "6 7000 -88 @7f0(10) 1ea0->abcd",
+         "7 7000 -88 @7f0(1ea0) R", "8 8000 -88 @7f0(abcd) M", "9 5000 -77 fc7d 2",
+         "a 5000 -77 fc7d", "a 5000 -77 fc7d R", "b 9000 -66 @7fb403000(400) 176e 2",
+         "1 2a:python3", "2 1:1", "3 1 reason", "4 1 reason", "c 2a python3", "d 2a python3",
+         "e 5000 -77 something new", "f free text"})
+        EXPECT_TRUE(expect_same_routing(line)) << line;
+    EXPECT_TRUE(expect_same_routing(queue_restore_612));
+}
+
+TEST(ParseRoutingFields, AgreesWithParseEventOnTheBundledLogs)
+{
+    size_t lines = 0;
+    for(const char* name :
+        {"eviction-1gpu-6.12.log", "eviction-2gpu-2026.log", "eviction-2gpu-proposed.log",
+         "managed-2gpu-6.13.log", "mixed-4gpu-6.0.log", "prefetch-1gpu-6.13.log",
+         "streaming-1gpu-6.13.log", "thrashing-2gpu-6.12.log", "unmap-2gpu-6.13-two-processes.log"})
+    {
+        std::ifstream in(std::string(KFD_LOGS_DIR) + "/" + name, std::ios::binary);
+        ASSERT_TRUE(in) << name;
+        std::string line;
+        while(std::getline(in, line))
+        {
+            if(line.empty() || line[0] == '#') continue;
+            if(expect_same_routing(line)) ++lines;
+        }
+    }
+    EXPECT_GT(lines, 1000u); // the logs were found, and their lines compared
+}
+
+TEST(ParseEvent, TimestampsOfEveryLengthAndTheByteThatEndsThem)
+{
+    const std::string digits = "1234567890987654321"; // 19 digits within int64
+    for(size_t length = 1; length <= 19; ++length)
+    {
+        const std::string ns = digits.substr(digits.size() - length);
+        parsed_event      ev = parse("7 " + ns + " -42 @1(1ea0) R");
+        EXPECT_EQ(ev.ns, std::stoll(ns)) << ns;
+        EXPECT_EQ(ev.ns_span.len, length);
+        // Bytes next to '0' and '9' in ASCII (and one with the high bit set) end a number: a
+        // timestamp followed by any of them is not followed by ' ' and the line is refused.
+        for(char end : {'/', ':', '\0', static_cast<char>(0xb0), 'a'})
+        {
+            std::string  line = "7 " + ns + end + "5 -42 @1(1ea0) R";
+            parsed_event refused;
+            EXPECT_FALSE(parse_event(line, refused)) << ns << " then byte " << int(end);
+        }
+    }
+}
+
 TEST(ParseEvent, TimestampsAndPidsBeyondTheirRangeAreRefused)
 {
     parsed_event ev;

@@ -417,7 +417,8 @@ assign_route_counts(const route_counts& routed, config& cfg)
 
 template <typename Fn>
 bool
-for_each_line(const std::string& path, const file_io& io, std::string& error, Fn&& fn)
+for_each_line(const std::string& path, const file_io& io, std::string& error, Fn&& fn,
+              file_identity* identity = nullptr)
 {
     // O_NONBLOCK: opening a FIFO must not wait for a writer. The log is read twice (and
     // again by the producer), so it must be a regular file, not a FIFO or a pipe.
@@ -437,6 +438,7 @@ for_each_line(const std::string& path, const file_io& io, std::string& error, Fn
                 " is not a regular file (a FIFO or a pipe cannot be read more than once)";
         return false;
     }
+    if(identity != nullptr) *identity = identity_of(fd);
     line_reader      reader(fd, io.read_fn);
     std::string_view line;
     bool             too_long = false;
@@ -539,8 +541,24 @@ apply_directive(std::string_view line, uint64_t line_number, config& cfg)
     warn(cfg, line_number, line, "unknown directive");
 }
 
+file_identity
+identity_of(int fd)
+{
+    struct stat st
+    {
+    };
+    file_identity id;
+    if(fstat(fd, &st) != 0) return id;
+    id.dev      = st.st_dev;
+    id.ino      = st.st_ino;
+    id.size     = st.st_size;
+    id.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+    return id;
+}
+
 classified_line
-classify_line(std::string_view line, bool too_long, const config& cfg, route_state& route)
+classify_line(std::string_view line, bool too_long, const config& cfg, route_state& route,
+              bool trusted)
 {
     classified_line out;
     if(is_blank(line)) return out;
@@ -559,7 +577,9 @@ classify_line(std::string_view line, bool too_long, const config& cfg, route_sta
     if(line[0] == '#') return out;
 
     out.kind = line_kind::unroutable;
-    if(too_long || !parse_event(line, out.event)) return out;
+    if(too_long ||
+       !(trusted ? parse_routing_fields(line, out.event) : parse_event(line, out.event)))
+        return out;
     out.gpu = out.event.has_route_node ? cfg.gpu_index(out.event.route_node) : route.gpu_index;
     if(out.gpu >= 0 && out.gpu < static_cast<long>(cfg.gpus.size())) out.kind = line_kind::event;
     return out;
@@ -574,37 +594,39 @@ load_config(const std::string& path, const file_io& io, config& cfg, std::string
     first_pass   seen;
     route_counts routed;
     uint64_t     route_key = key_first_gpu;
-    bool         ok        = for_each_line(path, io, error,
-                                           [&](uint64_t n, std::string_view line, bool too_long)
-                                           {
-                                cfg.line_count = n;
-                                // A line cut at max_line is neither a directive nor an event.
-                                if(too_long)
-                                {
-                                    if(is_directive(line))
-                                        warn(cfg, n, line.substr(0, 60), "directive too long");
-                                }
-                                else if(is_directive(line))
-                                    apply_directive(line, n, cfg);
-                                // From here on what classify_line does with the line during the
-                                // replay.
-                                if(is_blank(line)) return;
-                                if(is_directive(line))
-                                {
-                                    route_directive(line, route_key);
-                                    return;
-                                }
-                                if(line[0] == '#') return;
-                                ++cfg.event_lines;
-                                parsed_event ev;
-                                if(too_long || !parse_event(line, ev))
-                                {
-                                    ++cfg.unroutable;
-                                    return;
-                                }
-                                note_event(ev, cfg, seen);
-                                routed.add(ev.has_route_node ? ev.route_node : route_key);
-                            });
+    bool         ok        = for_each_line(
+                       path, io, error,
+                       [&](uint64_t n, std::string_view line, bool too_long)
+                       {
+            cfg.line_count = n;
+            // A line cut at max_line is neither a directive nor an event.
+            if(too_long)
+            {
+                if(is_directive(line)) warn(cfg, n, line.substr(0, 60), "directive too long");
+            }
+            else if(is_directive(line))
+                apply_directive(line, n, cfg);
+            // From here on what classify_line does with the line during the
+            // replay.
+            if(is_blank(line)) return;
+            if(is_directive(line))
+            {
+                route_directive(line, route_key);
+                return;
+            }
+            if(line[0] == '#') return;
+            ++cfg.event_lines;
+            parsed_event ev;
+            if(too_long || !parse_event(line, ev))
+            {
+                ++cfg.malformed;
+                ++cfg.unroutable;
+                return;
+            }
+            note_event(ev, cfg, seen);
+            routed.add(ev.has_route_node ? ev.route_node : route_key);
+        },
+                       &cfg.log_file);
     if(!ok) return false;
 
     if(!cfg.gpus_from_directives)

@@ -46,24 +46,30 @@ struct cursor
         return false;
     }
 
+    // The digit loops run on local copies of the position and the bytes: a store through a
+    // char pointer may alias any object, so a loop on the members would load and store pos
+    // for every byte.
     bool take_hex(uint64_t& value, span* where = nullptr)
     {
         // One table look-up per byte and no other test in the loop (every replayed line is
         // parsed, twice: by the scan and by the producer). More than 16 digits (64 bits) is
         // refused; the loop stops at the 17th, so v never shifts out digits that count.
+        const char*  bytes = text.data();
         const size_t start = pos;
         const size_t end   = std::min(text.size(), start + 17);
+        size_t       at    = start;
         uint64_t     v     = 0;
-        while(pos < end)
+        while(at < end)
         {
-            const uint8_t digit = hex_digit_values[static_cast<unsigned char>(text[pos])];
+            const uint8_t digit = hex_digit_values[static_cast<unsigned char>(bytes[at])];
             if(digit > 15) break;
             v = (v << 4) | digit;
-            ++pos;
+            ++at;
         }
-        if(pos == start || pos - start > 16) return false;
+        pos = at;
+        if(at == start || at - start > 16) return false;
         value = v;
-        if(where) *where = span{start, pos - start};
+        if(where) *where = span{start, at - start};
         return true;
     }
 
@@ -73,19 +79,22 @@ struct cursor
     // the range is checked once at the end rather than for every digit.
     bool take_dec(uint64_t& value, span* where = nullptr)
     {
+        const char*  bytes = text.data();
         const size_t start = pos;
         const size_t end   = std::min(text.size(), start + 20);
+        size_t       at    = start;
         uint64_t     v     = 0;
-        while(pos < end)
+        while(at < end)
         {
-            const unsigned digit = static_cast<unsigned char>(text[pos]) - unsigned{'0'};
+            const unsigned digit = static_cast<unsigned char>(bytes[at]) - unsigned{'0'};
             if(digit > 9) break;
             v = v * 10 + digit;
-            ++pos;
+            ++at;
         }
-        if(pos == start || pos - start > 19 || v > static_cast<uint64_t>(INT64_MAX)) return false;
+        pos = at;
+        if(at == start || at - start > 19 || v > static_cast<uint64_t>(INT64_MAX)) return false;
         value = v;
-        if(where) *where = span{start, pos - start};
+        if(where) *where = span{start, at - start};
         return true;
     }
 
@@ -370,6 +379,64 @@ parse_event(std::string_view line, parsed_event& out)
     }
     if(!ok) return false;
     out = ev;
+    return true;
+}
+
+namespace
+{
+// Moves the cursor past the next `c` (false when there is none).
+bool
+skip_past(cursor& c, char target)
+{
+    if(c.at_end()) return false;
+    const void* at = std::memchr(c.text.data() + c.pos, target, c.text.size() - c.pos);
+    if(at == nullptr) return false;
+    c.pos = static_cast<size_t>(static_cast<const char*>(at) - c.text.data()) + 1;
+    return true;
+}
+} // namespace
+
+bool
+parse_routing_fields(std::string_view line, parsed_event& out)
+{
+    parsed_event ev;
+    cursor       c{line, 0};
+    uint64_t     id = 0;
+    if(!c.take_hex(id) || !c.take_char(' ') || id < abi::event_migrate_start ||
+       id > abi::event_unmap_from_gpu)
+        return parse_event(line, out);
+    ev.id = static_cast<uint32_t>(id);
+    if(!take_ns_pid(c, ev) || !c.take_char(' ')) return false;
+    uint32_t node = 0;
+    switch(ev.id)
+    {
+    case abi::event_migrate_start:
+    case abi::event_migrate_end:
+    {
+        // "@<page>(<npages>) <from>-><to>": the destination, or the source when moving to RAM.
+        uint32_t from = 0;
+        if(!skip_past(c, ')') || !c.take_char(' ') || !c.take_u32_hex(from) || !c.take_char('-') ||
+           !c.take_char('>') || !c.take_u32_hex(node))
+            return false;
+        if(node == 0) node = from;
+        break;
+    }
+    case abi::event_page_fault_start:
+    case abi::event_page_fault_end:
+        // "@<page>(<node>)"
+        if(!skip_past(c, '(') || !c.take_u32_hex(node)) return false;
+        break;
+    case abi::event_queue_eviction:
+    case abi::event_queue_restore:
+        if(!c.take_u32_hex(node)) return false;
+        break;
+    default: // unmap: "@<page>(<npages>) <node>"
+        if(!skip_past(c, ')') || !c.take_char(' ') || !c.take_u32_hex(node)) return false;
+        break;
+    }
+    ev.has_route_node = true;
+    ev.route_node     = node;
+    out               = ev;
     return true;
 }
 

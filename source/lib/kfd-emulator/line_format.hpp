@@ -51,6 +51,13 @@ struct parsed_event
 // when an event of ids 5-11 lacks the fields that route it.
 bool parse_event(std::string_view line, parsed_event& out);
 
+// The fields the replay routes and rewrites by (id, timestamp, pid and their spans, route
+// node) of a line that parse_event is known to accept (the scan found no line it refuses, in
+// this very file): for ids 5-11 the fields between them (page, npages, prefetch and preferred
+// locations) are skipped, not checked, and nodes[] is left empty; other ids are parsed by
+// parse_event. Returns false when the line does not have the shape it expects.
+bool parse_routing_fields(std::string_view line, parsed_event& out);
+
 // True for the profiler events (ids 5-11) and id 14 in its "<ns> -<pid> ..." shape.
 bool is_profiler_event(uint32_t id);
 
