@@ -302,6 +302,31 @@ TEST(ParseEvent, TimestampsOfEveryLengthAndTheByteThatEndsThem)
     }
 }
 
+TEST(RewriteLine, TheMemoOfThePreviousLinesNeverChangesTheText)
+{
+    // Timestamps below, at and across multiples of 10^6, repeated leading digits and not, with
+    // lines whose pid is written in decimal and in hex in turn (the memo keeps one pid text).
+    rewrite_memo memo;
+    rewrite_rule rule{true, 42, 31337, 1};
+    for(int64_t ns : {int64_t{5}, int64_t{999998}, int64_t{999999}, int64_t{1000000},
+                      int64_t{1000001}, int64_t{1999999}, int64_t{40000000037271},
+                      int64_t{40000000038007}, int64_t{40000000999999}, int64_t{40000001000007},
+                      int64_t{123}, int64_t{40000001000007}, INT64_MAX - 1})
+    {
+        for(const std::string& line :
+            {"7 " + std::to_string(ns) + " -42 @1(1ea0) R", std::string("1 2a:python3")})
+        {
+            std::vector<char> out(line.size() + rewrite_growth);
+            uint32_t          pid = 0;
+            size_t            n = rewrite_line_to(out.data(), line, parse(line), rule, pid, &memo);
+            std::string       expected = line[0] == '7'
+                                             ? "7 " + std::to_string(ns + 1) + " -31337 @1(1ea0) R\n"
+                                             : "1 7a69:python3\n"; // 31337 in hex
+            EXPECT_EQ(std::string(out.data(), n), expected) << ns;
+        }
+    }
+}
+
 TEST(ParseEvent, TimestampsAndPidsBeyondTheirRangeAreRefused)
 {
     parsed_event ev;
@@ -432,18 +457,25 @@ TEST(LineReader, ViewsGiveEveryLineAcrossBufferEndsAndCutTheLongOnes)
     ::lseek(fd, 0, SEEK_SET);
     unlink(templ);
 
-    line_reader      reader(fd, ::read);
-    std::string_view view;
-    bool             too_long = false;
-    for(size_t i = 0; i < lines.size(); ++i)
+    // Read twice: as the scan does, and as the producer does (has_line() before each line,
+    // whose search next_view() reuses).
+    for(bool ask_first : {false, true})
     {
-        ASSERT_TRUE(reader.next_view(view, too_long)) << i;
-        EXPECT_EQ(too_long, i == 700) << i;
-        EXPECT_EQ(view, i == 700 ? std::string(line_reader::max_line, 'L') : lines[i]) << i;
+        ::lseek(fd, 0, SEEK_SET);
+        line_reader      reader(fd, ::read);
+        std::string_view view;
+        bool             too_long = false;
+        for(size_t i = 0; i < lines.size(); ++i)
+        {
+            if(ask_first) reader.has_line();
+            ASSERT_TRUE(reader.next_view(view, too_long)) << i;
+            EXPECT_EQ(too_long, i == 700) << i;
+            EXPECT_EQ(view, i == 700 ? std::string(line_reader::max_line, 'L') : lines[i]) << i;
+        }
+        ASSERT_TRUE(reader.next_view(view, too_long));
+        EXPECT_EQ(view, "last line without a newline");
+        EXPECT_FALSE(reader.next_view(view, too_long));
     }
-    ASSERT_TRUE(reader.next_view(view, too_long));
-    EXPECT_EQ(view, "last line without a newline");
-    EXPECT_FALSE(reader.next_view(view, too_long));
     ::close(fd);
 }
 

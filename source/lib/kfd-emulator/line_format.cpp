@@ -464,9 +464,52 @@ rewrite_line_into(std::string& out, std::string_view line, const parsed_event& e
     out.resize(rewrite_line_to(out.data(), line, ev, rule, out_pid));
 }
 
+namespace
+{
+// A shifted timestamp: its digits above the last six come from the memo while they stay the
+// same; the six below are written as three pairs.
+char*
+write_timestamp(char* p, uint64_t v, rewrite_memo* memo)
+{
+    constexpr uint64_t million = 1000000;
+    if(memo == nullptr || v < million) return write_dec(p, v);
+    const uint64_t high = v / million;
+    const uint32_t low  = static_cast<uint32_t>(v - high * million);
+    if(high != memo->ns_high)
+    {
+        memo->ns_len  = static_cast<size_t>(write_dec(memo->ns_text, high) - memo->ns_text);
+        memo->ns_high = high;
+    }
+    // A fixed-size copy (out has the room, rewrite_growth): bytes past ns_len are written over
+    // by what follows or lie past the message's end.
+    std::memcpy(p, memo->ns_text, sizeof(memo->ns_text));
+    p += memo->ns_len;
+    std::memcpy(p, two_digits.text + 2 * (low / 10000), 2);
+    std::memcpy(p + 2, two_digits.text + 2 * (low / 100 % 100), 2);
+    std::memcpy(p + 4, two_digits.text + 2 * (low % 100), 2);
+    return p + 6;
+}
+
+char*
+write_pid(char* p, uint32_t pid, pid_style kind, rewrite_memo* memo)
+{
+    if(memo == nullptr) return kind == pid_style::hex ? write_hex(p, pid) : write_dec(p, pid);
+    if(memo->pid_len == 0 || memo->pid != pid || memo->pid_kind != kind)
+    {
+        char* end      = kind == pid_style::hex ? write_hex(memo->pid_text, pid)
+                                                : write_dec(memo->pid_text, pid);
+        memo->pid_len  = static_cast<size_t>(end - memo->pid_text);
+        memo->pid      = pid;
+        memo->pid_kind = kind;
+    }
+    std::memcpy(p, memo->pid_text, sizeof(memo->pid_text)); // fixed size, as above
+    return p + memo->pid_len;
+}
+} // namespace
+
 size_t
 rewrite_line_to(char* out, std::string_view line, const parsed_event& ev, const rewrite_rule& rule,
-                uint32_t& out_pid)
+                uint32_t& out_pid, rewrite_memo* memo)
 {
     out_pid = ev.text_pid;
     bool new_pid =
@@ -481,14 +524,19 @@ rewrite_line_to(char* out, std::string_view line, const parsed_event& ev, const 
     {
         p                = copy_bytes(p, line, pos, ev.ns_span.pos);
         const int64_t ns = shift_timestamp(ev.ns, rule.ns_offset);
-        if(ns < 0) *p++ = '-'; // only for an ns that parse_event never gives
-        p   = write_dec(p, ns < 0 ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns));
+        if(ns < 0) // only for an ns that parse_event never gives
+        {
+            *p++ = '-';
+            p    = write_dec(p, 0 - static_cast<uint64_t>(ns));
+        }
+        else
+            p = write_timestamp(p, static_cast<uint64_t>(ns), memo);
         pos = ev.ns_span.pos + ev.ns_span.len;
     }
     if(new_pid)
     {
         p   = copy_bytes(p, line, pos, ev.pid_span.pos);
-        p   = ev.pid_kind == pid_style::hex ? write_hex(p, out_pid) : write_dec(p, out_pid);
+        p   = write_pid(p, out_pid, ev.pid_kind, memo);
         pos = ev.pid_span.pos + ev.pid_span.len;
     }
     p    = copy_bytes(p, line, pos, line.size());

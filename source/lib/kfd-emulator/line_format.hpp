@@ -86,11 +86,27 @@ std::string rewrite_line(std::string_view line, const parsed_event& ev, const re
 void rewrite_line_into(std::string& out, std::string_view line, const parsed_event& ev,
                        const rewrite_rule& rule, uint32_t& out_pid);
 
-// The most a rewrite adds to a line: a timestamp may grow to 19 digits, a pid to 10, and the
-// '\n' (a line's shortest timestamp and pid are one digit each).
-inline constexpr size_t rewrite_growth = 32;
+// Room a rewrite needs beyond the line: a timestamp may grow to 19 digits, a pid to 10, and the
+// '\n' (a line's shortest timestamp and pid are one digit each); the rest is slack for the
+// fixed-size copies of memoized text (see rewrite_memo).
+inline constexpr size_t rewrite_growth = 48;
+
+// What the previous rewrites formatted, reused by the next ones: a log's timestamps share
+// their leading digits for long runs (events microseconds apart), and the rewritten pid is
+// always the same. Only a cache: the text written is the same with or without it.
+struct rewrite_memo
+{
+    uint64_t  ns_high      = UINT64_MAX; // a shifted timestamp / 10^6 whose decimal text is ns_text
+    char      ns_text[20]  = {};
+    size_t    ns_len       = 0;
+    uint32_t  pid          = 0; // the pid whose text is pid_text, written as pid_kind
+    pid_style pid_kind     = pid_style::none;
+    char      pid_text[12] = {};
+    size_t    pid_len      = 0;
+};
+
 // The same into out, which has room for line.size() + rewrite_growth bytes; returns the
 // message's length. The producer writes each message once, into a buffer it reuses.
 size_t rewrite_line_to(char* out, std::string_view line, const parsed_event& ev,
-                       const rewrite_rule& rule, uint32_t& out_pid);
+                       const rewrite_rule& rule, uint32_t& out_pid, rewrite_memo* memo = nullptr);
 } // namespace kfd_emu

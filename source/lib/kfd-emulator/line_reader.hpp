@@ -44,5 +44,8 @@ private:
     bool              eof_    = false;
     bool              failed_ = false;
     std::string       spill_; // a line cut by the end of the buffer (next_view)
+    // Where has_line() found the next '\n' (an index into buffer_), so that next_view() does
+    // not search for it again; npos when not known.
+    mutable size_t found_newline_ = std::string::npos;
 };
 } // namespace kfd_emu

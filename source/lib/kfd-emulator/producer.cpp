@@ -119,6 +119,7 @@ produce(emulator& emu, session& s)
     // copied from here into each client's FIFO.
     std::vector<char>  msg_buffer(line_reader::max_line + rewrite_growth);
     std::string_view   msg;
+    rewrite_memo       memo; // the timestamp's leading digits and the pid, formatted once
     mask_wait          wait; // a `#@ wait-mask` that the next event must satisfy
     bool               too_long = false;
     uint64_t           number   = 0;
@@ -160,10 +161,10 @@ produce(emulator& emu, session& s)
         if(c.wait.active) wait = c.wait;
         if(c.kind != line_kind::event) continue;
         uint32_t text_pid = 0;
-        msg               = std::string_view(msg_buffer.data(),
-                                             rewrite_line_to(msg_buffer.data(), line, c.event, rule, text_pid));
-        uint32_t   pid    = delivery_pid(c.event, text_pid);
-        gpu_state& gpu    = s.gpus[static_cast<size_t>(c.gpu)];
+        msg = std::string_view(msg_buffer.data(), rewrite_line_to(msg_buffer.data(), line, c.event,
+                                                                  rule, text_pid, &memo));
+        uint32_t   pid = delivery_pid(c.event, text_pid);
+        gpu_state& gpu = s.gpus[static_cast<size_t>(c.gpu)];
 
         if(cfg.pace == pace_kind::realtime || cfg.pace == pace_kind::rate)
         {
