@@ -241,6 +241,7 @@ device_close(int fd, int& result)
         {
             close_client(*e->smi);
             emu.cv->notify_all();
+            emu.exit_cv->notify_all(); // a closed client no longer has to be drained
         }
         forget_fd(emu, fd);
     }

@@ -39,7 +39,7 @@ wait_at_exit(emulator& emu, session& s, std::unique_lock<std::mutex>& lock,
     steady::time_point deadline = steady::now() + timeout;
     while(!(s.producer_finished && all_drained(s)))
     {
-        emu.cv->wait_for(lock, std::chrono::milliseconds(20));
+        emu.exit_cv->wait_for(lock, std::chrono::milliseconds(20));
         steady::time_point now = steady::now();
         if(s.progress != last)
         {

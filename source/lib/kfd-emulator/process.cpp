@@ -129,6 +129,7 @@ struct retired_state
 {
     std::mutex*                        mu;
     std::condition_variable*           cv;
+    std::condition_variable*           exit_cv;
     std::unordered_map<int, fd_entry>* fds;
     session*                           current;
     retired_state*                     older;
@@ -138,9 +139,11 @@ retired_state* g_retired = nullptr;
 void
 adopt_after_fork()
 {
-    g_retired      = new retired_state{g_emu->mu, g_emu->cv, g_emu->fds, g_emu->current, g_retired};
+    g_retired      = new retired_state{g_emu->mu,  g_emu->cv,      g_emu->exit_cv,
+                                  g_emu->fds, g_emu->current, g_retired};
     g_emu->mu      = new std::mutex;
     g_emu->cv      = new std::condition_variable;
+    g_emu->exit_cv = new std::condition_variable;
     g_emu->fds     = new std::unordered_map<int, fd_entry>;
     g_emu->current = nullptr; // the parent's session stays in g_retired, never touched
     for(int fd = 0; fd < max_tracked_fd; ++fd)
@@ -202,10 +205,11 @@ initialize()
 {
     try
     {
-        auto* emu = new emulator;
-        emu->mu   = new std::mutex;
-        emu->cv   = new std::condition_variable;
-        emu->fds  = new std::unordered_map<int, fd_entry>;
+        auto* emu    = new emulator;
+        emu->mu      = new std::mutex;
+        emu->cv      = new std::condition_variable;
+        emu->exit_cv = new std::condition_variable;
+        emu->fds     = new std::unordered_map<int, fd_entry>;
         remember_process_start(); // in case a constructor of another library called us first
         emu->exit_timeout_ms = env_long("KFD_EMULATOR_EXIT_TIMEOUT_MS", default_exit_timeout_ms);
         emu->exit_max_ms     = env_long("KFD_EMULATOR_EXIT_MAX_MS", default_exit_max_ms);

@@ -177,7 +177,13 @@ produce(emulator& emu, session& s)
         while(!s.stop && (!mask_wait_done(s, wait) ||
                           (cfg.pace == pace_kind::lossless && !gpu.vanished &&
                            must_wait_for_space(cfg, gpu, c.event.id, pid, msg.size()))))
-            wait_in_batch([&] { emu.cv->wait_for(lock, std::chrono::milliseconds(100)); });
+            wait_in_batch(
+                [&]
+                {
+                    s.producer_waiting = true;
+                    emu.cv->wait_for(lock, std::chrono::milliseconds(100));
+                    s.producer_waiting = false;
+                });
         wait = mask_wait{};
         if(s.stop) break;
         ++produced;
@@ -224,6 +230,7 @@ producer_main(void* arg)
     std::lock_guard<std::mutex> lock(*g_emu->mu);
     s->producer_finished = true;
     g_emu->cv->notify_all();
+    g_emu->exit_cv->notify_all();
     return nullptr;
 }
 

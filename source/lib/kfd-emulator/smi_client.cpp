@@ -71,6 +71,18 @@ smi_open(emulator& emu, session& s, abi::smi_events_args* args)
     return 0;
 }
 
+namespace
+{
+// A read makes room for a producer that waits for it, and may complete the replay for the exit
+// wait; nobody else needs a wake-up (one per read would cost a futex call each).
+void
+wake_after_read(emulator& emu, const session& s, const client& c)
+{
+    if(s.producer_waiting) emu.cv->notify_all();
+    if(s.producer_finished && c.fifo.empty()) emu.exit_cv->notify_all();
+}
+} // namespace
+
 ssize_t
 smi_read(emulator& emu, session& s, client& c, void* buf, size_t count)
 {
@@ -94,7 +106,7 @@ smi_read(emulator& emu, session& s, client& c, void* buf, size_t count)
                 c.n.bytes_lost_efault += c.fifo.pop(nullptr, lost);
                 if(c.fifo.empty()) drop_token(c);
                 ++s.progress;
-                emu.cv->notify_all();
+                wake_after_read(emu, s, c);
             }
             return fail(rule.error);
         }
@@ -103,7 +115,7 @@ smi_read(emulator& emu, session& s, client& c, void* buf, size_t count)
     c.n.bytes_read += taken;
     if(c.fifo.empty()) drop_token(c);
     ++s.progress;
-    emu.cv->notify_all();
+    wake_after_read(emu, s, c);
     return static_cast<ssize_t>(taken);
 }
 } // namespace kfd_emu

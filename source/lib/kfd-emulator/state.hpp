@@ -93,10 +93,13 @@ struct session
     bool                   producer_finished = false;
     bool                   stop              = false;
     std::string            producer_error;
-    uint64_t               progress    = 0; // bumped by every emitted event and every read
-    int64_t                ns_offset   = 0;
-    bool                   sleeping    = false; // producer waits for its schedule
-    steady::time_point     sleep_until = {};
+    uint64_t               progress  = 0; // bumped by every emitted event and every read
+    int64_t                ns_offset = 0;
+    bool                   sleeping  = false; // producer waits for its schedule
+    // The producer waits for room in a FIFO or for a mask: a read or a mask write wakes it
+    // (only then, so that a read costs no futex call while the producer is busy).
+    bool               producer_waiting = false;
+    steady::time_point sleep_until      = {};
 };
 
 enum class fd_kind
@@ -116,16 +119,20 @@ struct fd_entry
 
 struct emulator
 {
-    bool                               ready = false;
-    config                             cfg;
-    long                               exit_timeout_ms = default_exit_timeout_ms;
-    long                               exit_max_ms     = default_exit_max_ms;
-    std::string                        stats_target;         // where this process writes its stats
-    pid_t                              stats_target_pid = 0; // the process that chose it
-    topology_tree                      topology;
-    pid_t                              topology_owner    = 0; // only its creator removes it
-    std::mutex*                        mu                = nullptr;
-    std::condition_variable*           cv                = nullptr;
+    bool                     ready = false;
+    config                   cfg;
+    long                     exit_timeout_ms = default_exit_timeout_ms;
+    long                     exit_max_ms     = default_exit_max_ms;
+    std::string              stats_target;         // where this process writes its stats
+    pid_t                    stats_target_pid = 0; // the process that chose it
+    topology_tree            topology;
+    pid_t                    topology_owner = 0; // only its creator removes it
+    std::mutex*              mu             = nullptr;
+    std::condition_variable* cv             = nullptr;
+    // The exit wait's own: notified only where the replay may have become complete (the
+    // producer finished, a FIFO emptied after that, a client closed), not on every read or
+    // batch, which would wake the exiting thread (and take the lock) thousands of times.
+    std::condition_variable*           exit_cv           = nullptr;
     session*                           current           = nullptr;
     std::unordered_map<int, fd_entry>* fds               = nullptr;
     bool                               atexit_registered = false;
