@@ -420,7 +420,7 @@ bool
 for_each_line(const std::string& path, const file_io& io, std::string& error, Fn&& fn,
               file_identity* identity = nullptr)
 {
-    // O_NONBLOCK: opening a FIFO must not wait for a writer. The log is read twice (and
+    // O_NONBLOCK: opening a FIFO must not wait for a writer. The log is read by the scan (and
     // again by the producer), so it must be a regular file, not a FIFO or a pipe.
     int fd = io.open_fn(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if(fd < 0)

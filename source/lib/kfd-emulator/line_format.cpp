@@ -75,7 +75,7 @@ struct cursor
     bool take_hex(uint64_t& value, span* where = nullptr)
     {
         // One table look-up per byte and no other test in the loop (every replayed line is
-        // parsed, twice: by the scan and by the producer). More than 16 digits (64 bits) is
+        // parsed twice: by the scan and by the producer). More than 16 digits (64 bits) is
         // refused; the loop stops at the 17th, so v never shifts out digits that count.
         const char*  bytes = text.data();
         const size_t start = pos;
