@@ -255,6 +255,24 @@ TEST_F(Directive, StatisticsAccountForEveryLine)
     EXPECT_EQ(accounted(total) + total["malformed"].u64(), total["lines_read"].u64());
 }
 
+TEST_F(Directive, LinesMalformedInAFieldThatDoesNotRouteThemAreNotDelivered)
+{
+    // The page and npages fields do not route an event, but a line with a bad one is not a
+    // kernel message: it is counted as malformed and never delivered.
+    auto lines = std::vector<std::string>{"#@ gpu 1ea0",
+                                          fault_start(1, self, 1, gpu_a),
+                                          "7 2 -100 @zz(1ea0) M",
+                                          "5 3 -100 @7f0(q) 0->1ea0 ffffffff:ffffffff 1",
+                                          "b 4 -100 @7f0() 1ea0 2",
+                                          fault_start(5, self, 2, gpu_a)};
+    auto result =
+        probe(log(lines), {"open", "smi:1ea0", "mask:0:" + all_events, "drainall:8192:1000"});
+    ASSERT_EQ(result.exit_code, 0);
+    auto got = split_lines(drained(result, 0));
+    ASSERT_EQ(got.size(), 2u) << drained(result, 0);
+    EXPECT_EQ(stats()["total"]["malformed"].u64(), 3u);
+}
+
 TEST_F(Directive, NoStatisticsWithoutADeviceOpen)
 {
     auto result = probe(log({fault_start(1, self, 1, gpu_a)}),

@@ -5,6 +5,7 @@
 #include "byte_fifo.hpp"
 #include "config.hpp"
 #include "line_format.hpp"
+#include "line_reader.hpp"
 #include "stats_json.hpp"
 
 #include <gtest/gtest.h>
@@ -17,6 +18,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <string_view>
+#include <vector>
 
 using namespace kfd_emu;
 
@@ -200,6 +203,130 @@ TEST(RewriteLine, RebaseNeverOverflowsNorGoesNegative)
     EXPECT_EQ(shift_timestamp(7, -3), 4);
 }
 
+TEST(RewriteLine, ShiftedTimestampsAndPidsOfEveryLengthAreWrittenInFull)
+{
+    // Every decimal length from 1 to 19 digits, at both ends of each length.
+    std::vector<int64_t> values = {0, INT64_MAX};
+    for(int64_t power = 10; power <= INT64_MAX / 10; power *= 10)
+    {
+        values.push_back(power - 1);
+        values.push_back(power);
+    }
+    values.push_back(1000000000000000000); // 10^18, the largest power of ten in int64
+    for(int64_t target : values)
+    {
+        // The line says 1; the offset moves it to target.
+        std::string line = "7 1 -42 @1(1ea0) R";
+        uint32_t    pid  = 0;
+        std::string out =
+            rewrite_line(line, parse(line), rewrite_rule{true, 42, 4000000000u, target - 1}, pid);
+        EXPECT_EQ(out, "7 " + std::to_string(target) + " -4000000000 @1(1ea0) R\n") << target;
+    }
+}
+
+// The routing parser (the producer's, for logs the scan found well formed) must give the
+// fields that route and rewrite a line exactly as parse_event does, on every line it accepts.
+// Returns whether it compared (parse_event accepted the line).
+bool
+expect_same_routing(const std::string& line)
+{
+    parsed_event full;
+    if(!parse_event(line, full)) return false; // the routing parser is only used on such lines
+    parsed_event routing;
+    EXPECT_TRUE(parse_routing_fields(line, routing)) << line;
+    EXPECT_EQ(routing.id, full.id) << line;
+    EXPECT_EQ(routing.has_ns, full.has_ns) << line;
+    EXPECT_EQ(routing.ns, full.ns) << line;
+    EXPECT_EQ(routing.ns_span.pos, full.ns_span.pos) << line;
+    EXPECT_EQ(routing.ns_span.len, full.ns_span.len) << line;
+    EXPECT_EQ(routing.pid_kind, full.pid_kind) << line;
+    EXPECT_EQ(routing.text_pid, full.text_pid) << line;
+    EXPECT_EQ(routing.pid_span.pos, full.pid_span.pos) << line;
+    EXPECT_EQ(routing.pid_span.len, full.pid_span.len) << line;
+    EXPECT_EQ(routing.has_route_node, full.has_route_node) << line;
+    EXPECT_EQ(routing.route_node, full.route_node) << line;
+    return true;
+}
+
+TEST(ParseRoutingFields, AgreesWithParseEventOnEveryShape)
+{
+    const std::string queue_restore_612 = std::string("a 5000 -77 1ea0 ") + '\0';
+    for(const std::string line :
+        {"5 6000 -88 @7f0(10) 0->1ea0 ffffffff:ffffffff 1", "5 6000 -88 @7f0(10) 1ea0->0 1ea0:0 3",
+         "6 7000 -88 @7f0(10) 1ea0->abcd 0 0", "6 7000 -88 @7f0(10) 1ea0->abcd",
+         "7 7000 -88 @7f0(1ea0) R", "8 8000 -88 @7f0(abcd) M", "9 5000 -77 fc7d 2",
+         "a 5000 -77 fc7d", "a 5000 -77 fc7d R", "b 9000 -66 @7fb403000(400) 176e 2",
+         "1 2a:python3", "2 1:1", "3 1 reason", "4 1 reason", "c 2a python3", "d 2a python3",
+         "e 5000 -77 something new", "f free text"})
+        EXPECT_TRUE(expect_same_routing(line)) << line;
+    EXPECT_TRUE(expect_same_routing(queue_restore_612));
+}
+
+TEST(ParseRoutingFields, AgreesWithParseEventOnTheBundledLogs)
+{
+    size_t lines = 0;
+    for(const char* name :
+        {"eviction-1gpu-6.12.log", "eviction-2gpu-2026.log", "eviction-2gpu-proposed.log",
+         "managed-2gpu-6.13.log", "mixed-4gpu-6.0.log", "prefetch-1gpu-6.13.log",
+         "streaming-1gpu-6.13.log", "thrashing-2gpu-6.12.log", "unmap-2gpu-6.13-two-processes.log"})
+    {
+        std::ifstream in(std::string(KFD_LOGS_DIR) + "/" + name, std::ios::binary);
+        ASSERT_TRUE(in) << name;
+        std::string line;
+        while(std::getline(in, line))
+        {
+            if(line.empty() || line[0] == '#') continue;
+            if(expect_same_routing(line)) ++lines;
+        }
+    }
+    EXPECT_GT(lines, 1000u); // the logs were found, and their lines compared
+}
+
+TEST(ParseEvent, TimestampsOfEveryLengthAndTheByteThatEndsThem)
+{
+    const std::string digits = "1234567890987654321"; // 19 digits within int64
+    for(size_t length = 1; length <= 19; ++length)
+    {
+        const std::string ns = digits.substr(digits.size() - length);
+        parsed_event      ev = parse("7 " + ns + " -42 @1(1ea0) R");
+        EXPECT_EQ(ev.ns, std::stoll(ns)) << ns;
+        EXPECT_EQ(ev.ns_span.len, length);
+        // Bytes next to '0' and '9' in ASCII (and one with the high bit set) end a number: a
+        // timestamp followed by any of them is not followed by ' ' and the line is refused.
+        for(char end : {'/', ':', '\0', static_cast<char>(0xb0), 'a'})
+        {
+            std::string  line = "7 " + ns + end + "5 -42 @1(1ea0) R";
+            parsed_event refused;
+            EXPECT_FALSE(parse_event(line, refused)) << ns << " then byte " << int(end);
+        }
+    }
+}
+
+TEST(RewriteLine, TheMemoOfThePreviousLinesNeverChangesTheText)
+{
+    // Timestamps below, at and across multiples of 10^6, repeated leading digits and not, with
+    // lines whose pid is written in decimal and in hex in turn (the memo keeps one pid text).
+    rewrite_memo memo;
+    rewrite_rule rule{true, 42, 31337, 1};
+    for(int64_t ns : {int64_t{5}, int64_t{999998}, int64_t{999999}, int64_t{1000000},
+                      int64_t{1000001}, int64_t{1999999}, int64_t{40000000037271},
+                      int64_t{40000000038007}, int64_t{40000000999999}, int64_t{40000001000007},
+                      int64_t{123}, int64_t{40000001000007}, INT64_MAX - 1})
+    {
+        for(const std::string& line :
+            {"7 " + std::to_string(ns) + " -42 @1(1ea0) R", std::string("1 2a:python3")})
+        {
+            std::vector<char> out(line.size() + rewrite_growth);
+            uint32_t          pid = 0;
+            size_t            n = rewrite_line_to(out.data(), line, parse(line), rule, pid, &memo);
+            std::string       expected = line[0] == '7'
+                                             ? "7 " + std::to_string(ns + 1) + " -31337 @1(1ea0) R\n"
+                                             : "1 7a69:python3\n"; // 31337 in hex
+            EXPECT_EQ(std::string(out.data(), n), expected) << ns;
+        }
+    }
+}
+
 TEST(ParseEvent, TimestampsAndPidsBeyondTheirRangeAreRefused)
 {
     parsed_event ev;
@@ -309,6 +436,49 @@ TEST(Directives, NumbersOutOfTheirRangeAreRefused)
     EXPECT_EQ(top.pace, pace_kind::rate);
 }
 
+// --- line_reader -------------------------------------------------------------------------
+
+TEST(LineReader, ViewsGiveEveryLineAcrossBufferEndsAndCutTheLongOnes)
+{
+    // Lines of every length from 1 to 300 bytes, more than 64 KiB in all (the reader's
+    // buffer), so that lines straddle its end; one line longer than max_line in the middle.
+    std::vector<std::string> lines;
+    for(int i = 0; i < 1200; ++i)
+        lines.push_back(std::string(1 + i % 300, static_cast<char>('a' + i % 26)));
+    lines[700] = std::string(line_reader::max_line + 10, 'L');
+    std::string text;
+    for(const auto& line : lines)
+        text += line + "\n";
+    text += "last line without a newline";
+    char templ[] = "/tmp/kfd-emulator-lines-XXXXXX";
+    int  fd      = mkstemp(templ);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+    ::lseek(fd, 0, SEEK_SET);
+    unlink(templ);
+
+    // Read twice: as the scan does, and as the producer does (has_line() before each line,
+    // whose search next_view() reuses).
+    for(bool ask_first : {false, true})
+    {
+        ::lseek(fd, 0, SEEK_SET);
+        line_reader      reader(fd, ::read);
+        std::string_view view;
+        bool             too_long = false;
+        for(size_t i = 0; i < lines.size(); ++i)
+        {
+            if(ask_first) reader.has_line();
+            ASSERT_TRUE(reader.next_view(view, too_long)) << i;
+            EXPECT_EQ(too_long, i == 700) << i;
+            EXPECT_EQ(view, i == 700 ? std::string(line_reader::max_line, 'L') : lines[i]) << i;
+        }
+        ASSERT_TRUE(reader.next_view(view, too_long));
+        EXPECT_EQ(view, "last line without a newline");
+        EXPECT_FALSE(reader.next_view(view, too_long));
+    }
+    ::close(fd);
+}
+
 // --- load_config (the scan of a log) -----------------------------------------------------
 
 class LogScan : public ::testing::Test
@@ -380,6 +550,35 @@ TEST_F(LogScan, GpuDirectivesAndRouteDecideWhereLinesGo)
     // abcd is not emulated and 4444 routes nowhere.
     EXPECT_EQ(cfg.unroutable, 2u);
     EXPECT_EQ(cfg.event_lines, 5u);
+}
+
+TEST_F(LogScan, GpuDirectivesAfterTheEventsStillDecideWhereTheyGo)
+{
+    // The scan counts each line's destination before it knows the final GPU list.
+    config cfg = load("9 5000 -77 fc7d 2\n"
+                      "9 5001 -77 abcd 2\n"
+                      "2 1:1\n" // no node, no route: the first GPU of the final list
+                      "9 5002 -77 1234 2\n"
+                      "#@ gpu abcd\n"
+                      "#@ gpu fc7d\n");
+    ASSERT_EQ(cfg.gpus.size(), 2u);
+    EXPECT_EQ(cfg.gpus[0].gpu_id, 0xabcdu);
+    EXPECT_EQ(cfg.lines_per_gpu, (std::vector<uint64_t>{2, 1}));
+    EXPECT_EQ(cfg.unroutable, 1u); // 1234 is not emulated
+    EXPECT_EQ(cfg.event_lines, 4u);
+}
+
+TEST_F(LogScan, ManyDestinationsAreCountedAsExactlyAsFew)
+{
+    // More distinct nodes than the scan counts in one pass (it then takes a second one).
+    std::string text = "#@ gpu 1\n#@ gpu 2\n9 10 -77 1 2\n";
+    for(int node = 3; node < 3 + 1500; ++node)
+        text += "9 20 -77 " + std::to_string(node) + " 2\n"; // decimal digits read as hex ids
+    text += "9 30 -77 1 2\n9 40 -77 2 2\n9 50 -77 2 2\n#@ route 2\n4 1 reason\nzz\n";
+    config cfg = load(text);
+    EXPECT_EQ(cfg.lines_per_gpu, (std::vector<uint64_t>{2, 3}));
+    EXPECT_EQ(cfg.unroutable, 1501u); // 1500 nodes not emulated and "zz"
+    EXPECT_EQ(cfg.event_lines, 1506u);
 }
 
 TEST_F(LogScan, SelfDirectiveWinsOverTheFirstEvent)

@@ -349,11 +349,78 @@ note_event(const parsed_event& ev, config& cfg, first_pass& seen)
     }
 }
 
+// Where classify_line will send the scan's events, counted per destination while the GPU
+// list may still change (a `#@ gpu` may follow the events): a gpu_id, the first GPU (no
+// `#@ route` seen yet) or nowhere. The final list then turns these into lines per GPU, so the
+// log is parsed once by the scan instead of twice. Bounded: a log naming more destinations
+// than max_route_keys is counted by a second pass instead.
+constexpr uint64_t key_first_gpu  = uint64_t{1} << 32;
+constexpr uint64_t key_nowhere    = uint64_t{2} << 32;
+constexpr size_t   max_route_keys = 1024;
+
+struct route_counts
+{
+    std::vector<std::pair<uint64_t, uint64_t>> counts;       // key, lines
+    size_t                                     last     = 0; // most lines repeat the last key
+    bool                                       overflow = false;
+
+    void add(uint64_t key)
+    {
+        if(last < counts.size() && counts[last].first == key)
+        {
+            ++counts[last].second;
+            return;
+        }
+        for(last = 0; last < counts.size(); ++last)
+            if(counts[last].first == key)
+            {
+                ++counts[last].second;
+                return;
+            }
+        if(counts.size() >= max_route_keys)
+        {
+            overflow = true;
+            return;
+        }
+        counts.emplace_back(key, 1);
+    }
+};
+
+// The destination key of a `#@ route` line, as classify_line applies it; false for any
+// other line.
+bool
+route_directive(std::string_view line, uint64_t& key)
+{
+    auto words = split_words(line.substr(2));
+    if(words.size() != 2 || words[0] != "route") return false;
+    uint32_t gpu_id = 0;
+    key             = parse_gpu_id(words[1], gpu_id) ? gpu_id : key_nowhere;
+    return true;
+}
+
+// The counts of the scan turned into lines per GPU of the final list (what the old second
+// pass counted with classify_line).
+void
+assign_route_counts(const route_counts& routed, config& cfg)
+{
+    for(const auto& [key, lines] : routed.counts)
+    {
+        long gpu = key == key_first_gpu ? (cfg.gpus.empty() ? -1 : 0)
+                   : key == key_nowhere ? -1
+                                        : cfg.gpu_index(static_cast<uint32_t>(key));
+        if(gpu >= 0)
+            cfg.lines_per_gpu[static_cast<size_t>(gpu)] += lines;
+        else
+            cfg.unroutable += lines;
+    }
+}
+
 template <typename Fn>
 bool
-for_each_line(const std::string& path, const file_io& io, std::string& error, Fn&& fn)
+for_each_line(const std::string& path, const file_io& io, std::string& error, Fn&& fn,
+              file_identity* identity = nullptr)
 {
-    // O_NONBLOCK: opening a FIFO must not wait for a writer. The log is read twice (and
+    // O_NONBLOCK: opening a FIFO must not wait for a writer. The log is read by the scan (and
     // again by the producer), so it must be a regular file, not a FIFO or a pipe.
     int fd = io.open_fn(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if(fd < 0)
@@ -371,12 +438,13 @@ for_each_line(const std::string& path, const file_io& io, std::string& error, Fn
                 " is not a regular file (a FIFO or a pipe cannot be read more than once)";
         return false;
     }
-    line_reader reader(fd, io.read_fn);
-    std::string line;
-    bool        too_long = false;
-    uint64_t    number   = 0;
-    while(reader.next(line, too_long))
-        fn(++number, std::string_view(line), too_long);
+    if(identity != nullptr) *identity = identity_of(fd);
+    line_reader      reader(fd, io.read_fn);
+    std::string_view line;
+    bool             too_long = false;
+    uint64_t         number   = 0;
+    while(reader.next_view(line, too_long))
+        fn(++number, line, too_long);
     io.close_fn(fd);
     if(reader.failed())
     {
@@ -473,8 +541,24 @@ apply_directive(std::string_view line, uint64_t line_number, config& cfg)
     warn(cfg, line_number, line, "unknown directive");
 }
 
+file_identity
+identity_of(int fd)
+{
+    struct stat st
+    {
+    };
+    file_identity id;
+    if(fstat(fd, &st) != 0) return id;
+    id.dev      = st.st_dev;
+    id.ino      = st.st_ino;
+    id.size     = st.st_size;
+    id.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+    return id;
+}
+
 classified_line
-classify_line(std::string_view line, bool too_long, const config& cfg, route_state& route)
+classify_line(std::string_view line, bool too_long, const config& cfg, route_state& route,
+              bool trusted)
 {
     classified_line out;
     if(is_blank(line)) return out;
@@ -493,7 +577,9 @@ classify_line(std::string_view line, bool too_long, const config& cfg, route_sta
     if(line[0] == '#') return out;
 
     out.kind = line_kind::unroutable;
-    if(too_long || !parse_event(line, out.event)) return out;
+    if(too_long ||
+       !(trusted ? parse_routing_fields(line, out.event) : parse_event(line, out.event)))
+        return out;
     out.gpu = out.event.has_route_node ? cfg.gpu_index(out.event.route_node) : route.gpu_index;
     if(out.gpu >= 0 && out.gpu < static_cast<long>(cfg.gpus.size())) out.kind = line_kind::event;
     return out;
@@ -505,25 +591,42 @@ load_config(const std::string& path, const file_io& io, config& cfg, std::string
     cfg          = config{};
     cfg.log_path = path;
 
-    first_pass seen;
-    bool       ok = for_each_line(path, io, error,
-                                  [&](uint64_t n, std::string_view line, bool too_long)
-                                  {
-                                cfg.line_count = n;
-                                // A line cut at max_line is neither a directive nor an event.
-                                if(too_long)
-                                {
-                                    if(is_directive(line))
-                                        warn(cfg, n, line.substr(0, 60), "directive too long");
-                                }
-                                else if(is_directive(line))
-                                    apply_directive(line, n, cfg);
-                                else if(!is_blank(line) && line[0] != '#')
-                                {
-                                    parsed_event ev;
-                                    if(parse_event(line, ev)) note_event(ev, cfg, seen);
-                                }
-                            });
+    first_pass   seen;
+    route_counts routed;
+    uint64_t     route_key = key_first_gpu;
+    bool         ok        = for_each_line(
+                       path, io, error,
+                       [&](uint64_t n, std::string_view line, bool too_long)
+                       {
+            cfg.line_count = n;
+            // A line cut at max_line is neither a directive nor an event.
+            if(too_long)
+            {
+                if(is_directive(line)) warn(cfg, n, line.substr(0, 60), "directive too long");
+            }
+            else if(is_directive(line))
+                apply_directive(line, n, cfg);
+            // From here on what classify_line does with the line during the
+            // replay.
+            if(is_blank(line)) return;
+            if(is_directive(line))
+            {
+                route_directive(line, route_key);
+                return;
+            }
+            if(line[0] == '#') return;
+            ++cfg.event_lines;
+            parsed_event ev;
+            if(too_long || !parse_event(line, ev))
+            {
+                ++cfg.malformed;
+                ++cfg.unroutable;
+                return;
+            }
+            note_event(ev, cfg, seen);
+            routed.add(ev.has_route_node ? ev.route_node : route_key);
+        },
+                       &cfg.log_file);
     if(!ok) return false;
 
     if(!cfg.gpus_from_directives)
@@ -545,8 +648,15 @@ load_config(const std::string& path, const file_io& io, config& cfg, std::string
         if(cfg.gpu_index(fault.gpu_id) < 0)
             add_warning(cfg, "fault smi names a GPU that is not emulated");
 
-    // Second pass, with the final GPU list: how many lines each GPU gets.
     cfg.lines_per_gpu.assign(cfg.gpus.size(), 0);
+    if(!routed.overflow)
+    {
+        assign_route_counts(routed, cfg);
+        return true;
+    }
+    // Too many destinations to count in the scan: a second pass, with the final GPU list.
+    cfg.event_lines = 0;
+    cfg.unroutable  = 0;
     route_state route;
     return for_each_line(path, io, error,
                          [&](uint64_t, std::string_view line, bool too_long)

@@ -66,6 +66,24 @@ inline constexpr size_t   max_gpus              = 64;
 inline constexpr size_t max_warnings     = 100;
 inline constexpr size_t max_warning_text = 300;
 
+// A file as fstat() saw it: the producer reads the log again, and trusts the scan's checks
+// of its lines only while it is the same file, unchanged.
+struct file_identity
+{
+    uint64_t dev      = 0;
+    uint64_t ino      = 0;
+    int64_t  size     = -1;
+    int64_t  mtime_ns = 0;
+
+    bool operator==(const file_identity& o) const
+    {
+        return dev == o.dev && ino == o.ino && size == o.size && mtime_ns == o.mtime_ns;
+    }
+};
+
+// The identity of an open fd (size -1 when fstat fails).
+file_identity identity_of(int fd);
+
 struct config
 {
     std::string               log_path;
@@ -95,6 +113,8 @@ struct config
     uint64_t                 line_count   = 0; // physical lines
     uint64_t                 event_lines  = 0; // lines that are events (routable or not)
     uint64_t                 unroutable   = 0; // malformed, or for a GPU not emulated
+    uint64_t                 malformed    = 0; // refused by parse_event, or cut at max_line
+    file_identity            log_file;         // the log as the scan read it
     std::vector<uint64_t>    lines_per_gpu;
     std::vector<std::string> warnings;             // at most max_warnings
     uint64_t                 warnings_omitted = 0; // those beyond
@@ -135,8 +155,10 @@ struct classified_line
 // Classifies a line of the log during a pass with a final configuration (`#@ route` and
 // `#@ wait-mask` are the directives that matter here: route updates `route`, wait-mask
 // fills `wait`).
+// trusted: the scan found every event line of this same file well formed, so only the fields
+// that route and rewrite it are read (parse_routing_fields).
 classified_line classify_line(std::string_view line, bool too_long, const config& cfg,
-                              route_state& route);
+                              route_state& route, bool trusted = false);
 
 struct file_io
 {

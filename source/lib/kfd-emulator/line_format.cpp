@@ -3,6 +3,7 @@
 
 #include "common/kfd_abi.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -27,6 +28,29 @@ struct hex_table
 };
 constexpr uint8_t const (&hex_digit_values)[256] = hex_table{}.values;
 
+// Eight ASCII bytes loaded as a little-endian word (the first byte lowest): whether all are
+// '0'..'9', and their value, without a loop (the usual SWAR forms, as in fast_float): a byte is
+// a digit when its high nibble is 3 and stays 3 after adding 6.
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the eight-digit step assumes it");
+
+inline bool
+all_digits(uint64_t eight)
+{
+    return (((eight & 0xF0F0F0F0F0F0F0F0ull) |
+             (((eight + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4)) ==
+            0x3333333333333333ull);
+}
+
+inline uint64_t
+eight_digits_value(uint64_t eight)
+{
+    eight -= 0x3030303030303030ull;
+    eight = (eight * 10) + (eight >> 8); // two-digit values in every other byte
+    return (((eight & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
+            (((eight >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >>
+           32;
+}
+
 // A cursor over a line: each take_* consumes a field or fails without side effects on out.
 struct cursor
 {
@@ -45,42 +69,67 @@ struct cursor
         return false;
     }
 
+    // The digit loops run on local copies of the position and the bytes: a store through a
+    // char pointer may alias any object, so a loop on the members would load and store pos
+    // for every byte.
     bool take_hex(uint64_t& value, span* where = nullptr)
     {
-        size_t   start = pos;
-        uint64_t v     = 0;
-        while(pos < text.size())
+        // One table look-up per byte and no other test in the loop (every replayed line is
+        // parsed twice: by the scan and by the producer). More than 16 digits (64 bits) is
+        // refused; the loop stops at the 17th, so v never shifts out digits that count.
+        const char*  bytes = text.data();
+        const size_t start = pos;
+        const size_t end   = std::min(text.size(), start + 17);
+        size_t       at    = start;
+        uint64_t     v     = 0;
+        while(at < end)
         {
-            // One table look-up per byte (the replay parses every line: it is its hot path).
-            const uint8_t digit = hex_digit_values[static_cast<unsigned char>(text[pos])];
+            const uint8_t digit = hex_digit_values[static_cast<unsigned char>(bytes[at])];
             if(digit > 15) break;
-            if(pos - start >= 16) return false; // more than 64 bits
             v = (v << 4) | digit;
-            ++pos;
+            ++at;
         }
-        if(pos == start) return false;
+        pos = at;
+        if(at == start || at - start > 16) return false;
         value = v;
-        if(where) *where = span{start, pos - start};
+        if(where) *where = span{start, at - start};
         return true;
     }
 
     // Decimal digits of a value within 0..INT64_MAX (what the kernel's "%lld" of a
-    // timestamp or "%d" of a pid can print); a longer or larger number is refused.
+    // timestamp or "%d" of a pid can print); a longer or larger number is refused. At most 19
+    // digits are taken (the 20th refuses the number): 19 digits cannot overflow uint64, so
+    // the range is checked once at the end rather than for every digit.
     bool take_dec(uint64_t& value, span* where = nullptr)
     {
-        constexpr uint64_t limit = static_cast<uint64_t>(INT64_MAX);
-        size_t             start = pos;
-        uint64_t           v     = 0;
-        while(pos < text.size() && text[pos] >= '0' && text[pos] <= '9')
+        const char*  bytes = text.data();
+        const size_t start = pos;
+        const size_t end   = std::min(text.size(), start + 20);
+        size_t       at    = start;
+        uint64_t     v     = 0;
+        // The first eight digits in one step when eight bytes are there and all are digits
+        // (a 14-digit timestamp then takes one step and six single digits).
+        if(start + 8 <= end)
         {
-            uint64_t digit = static_cast<uint64_t>(text[pos] - '0');
-            if(v > (limit - digit) / 10) return false; // v * 10 + digit > INT64_MAX
-            v = v * 10 + digit;
-            ++pos;
+            uint64_t eight = 0;
+            std::memcpy(&eight, bytes + start, sizeof(eight));
+            if(all_digits(eight))
+            {
+                v  = eight_digits_value(eight);
+                at = start + 8;
+            }
         }
-        if(pos == start || pos - start > 19) return false; // keep within int64
+        while(at < end)
+        {
+            const unsigned digit = static_cast<unsigned char>(bytes[at]) - unsigned{'0'};
+            if(digit > 9) break;
+            v = v * 10 + digit;
+            ++at;
+        }
+        pos = at;
+        if(at == start || at - start > 19 || v > static_cast<uint64_t>(INT64_MAX)) return false;
         value = v;
-        if(where) *where = span{start, pos - start};
+        if(where) *where = span{start, at - start};
         return true;
     }
 
@@ -221,34 +270,53 @@ struct digit_pairs
 };
 constexpr digit_pairs two_digits{};
 
-void
-append_dec(std::string& out, int64_t v)
+// 10^0 .. 10^19 (all within uint64).
+struct ten_powers
 {
-    // Written backwards into a local buffer, two digits at a time, then one append (this
-    // runs for every replayed line: no temporary string, no append per character).
-    char     buf[24];
-    char*    p         = buf + sizeof(buf);
-    uint64_t magnitude = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
-    while(magnitude >= 100)
+    uint64_t value[20];
+    constexpr ten_powers() : value{}
     {
-        const uint64_t pair = magnitude % 100;
-        magnitude /= 100;
-        p -= 2;
-        std::memcpy(p, two_digits.text + 2 * pair, 2);
+        value[0] = 1;
+        for(int i = 1; i < 20; ++i)
+            value[i] = value[i - 1] * 10;
     }
-    if(magnitude >= 10)
-    {
-        p -= 2;
-        std::memcpy(p, two_digits.text + 2 * magnitude, 2);
-    }
-    else
-        *--p = static_cast<char>('0' + magnitude);
-    if(v < 0) *--p = '-';
-    out.append(p, static_cast<size_t>(buf + sizeof(buf) - p));
+};
+constexpr ten_powers powers_of_ten{};
+
+// The number of decimal digits of v: log10 from the bit length (1233/4096 ~ log10(2)),
+// corrected by one comparison.
+unsigned
+decimal_digits(uint64_t v)
+{
+    if(v < 10) return 1;
+    const unsigned bits  = 64 - static_cast<unsigned>(__builtin_clzll(v));
+    const unsigned guess = (bits * 1233) >> 12;
+    return guess + 1 - (v < powers_of_ten.value[guess] ? 1 : 0);
 }
 
-void
-append_hex(std::string& out, uint32_t v)
+// Writes v in decimal at p and returns the end: the length first, then two digits per
+// division written backwards in place. The replay formats a timestamp for every line
+// (rebase): no temporary buffer, no copy, no append per digit.
+char*
+write_dec(char* p, uint64_t v)
+{
+    char* const end = p + decimal_digits(v);
+    char*       q   = end;
+    while(v >= 100)
+    {
+        q -= 2;
+        std::memcpy(q, two_digits.text + 2 * (v % 100), 2);
+        v /= 100;
+    }
+    if(v >= 10)
+        std::memcpy(q - 2, two_digits.text + 2 * v, 2);
+    else
+        q[-1] = static_cast<char>('0' + v);
+    return end;
+}
+
+char*
+write_hex(char* p, uint32_t v)
 {
     static const char digits[] = "0123456789abcdef";
     char              buf[8];
@@ -259,7 +327,15 @@ append_hex(std::string& out, uint32_t v)
         v >>= 4;
     } while(v != 0);
     while(n > 0)
-        out += buf[--n];
+        *p++ = buf[--n];
+    return p;
+}
+
+char*
+copy_bytes(char* p, std::string_view line, size_t from, size_t to)
+{
+    std::memcpy(p, line.data() + from, to - from);
+    return p + (to - from);
 }
 } // namespace
 
@@ -341,6 +417,64 @@ parse_event(std::string_view line, parsed_event& out)
     return true;
 }
 
+namespace
+{
+// Moves the cursor past the next `c` (false when there is none).
+bool
+skip_past(cursor& c, char target)
+{
+    if(c.at_end()) return false;
+    const void* at = std::memchr(c.text.data() + c.pos, target, c.text.size() - c.pos);
+    if(at == nullptr) return false;
+    c.pos = static_cast<size_t>(static_cast<const char*>(at) - c.text.data()) + 1;
+    return true;
+}
+} // namespace
+
+bool
+parse_routing_fields(std::string_view line, parsed_event& out)
+{
+    parsed_event ev;
+    cursor       c{line, 0};
+    uint64_t     id = 0;
+    if(!c.take_hex(id) || !c.take_char(' ') || id < abi::event_migrate_start ||
+       id > abi::event_unmap_from_gpu)
+        return parse_event(line, out);
+    ev.id = static_cast<uint32_t>(id);
+    if(!take_ns_pid(c, ev) || !c.take_char(' ')) return false;
+    uint32_t node = 0;
+    switch(ev.id)
+    {
+    case abi::event_migrate_start:
+    case abi::event_migrate_end:
+    {
+        // "@<page>(<npages>) <from>-><to>": the destination, or the source when moving to RAM.
+        uint32_t from = 0;
+        if(!skip_past(c, ')') || !c.take_char(' ') || !c.take_u32_hex(from) || !c.take_char('-') ||
+           !c.take_char('>') || !c.take_u32_hex(node))
+            return false;
+        if(node == 0) node = from;
+        break;
+    }
+    case abi::event_page_fault_start:
+    case abi::event_page_fault_end:
+        // "@<page>(<node>)"
+        if(!skip_past(c, '(') || !c.take_u32_hex(node)) return false;
+        break;
+    case abi::event_queue_eviction:
+    case abi::event_queue_restore:
+        if(!c.take_u32_hex(node)) return false;
+        break;
+    default: // unmap: "@<page>(<npages>) <node>"
+        if(!skip_past(c, ')') || !c.take_char(' ') || !c.take_u32_hex(node)) return false;
+        break;
+    }
+    ev.has_route_node = true;
+    ev.route_node     = node;
+    out               = ev;
+    return true;
+}
+
 uint32_t
 delivery_pid(const parsed_event& ev, uint32_t text_pid_after_rewrite)
 {
@@ -361,32 +495,87 @@ void
 rewrite_line_into(std::string& out, std::string_view line, const parsed_event& ev,
                   const rewrite_rule& rule, uint32_t& out_pid)
 {
-    out.clear();
+    out.resize(line.size() + rewrite_growth);
+    out.resize(rewrite_line_to(out.data(), line, ev, rule, out_pid));
+}
+
+namespace
+{
+// A shifted timestamp: its digits above the last six come from the memo while they stay the
+// same; the six below are written as three pairs.
+char*
+write_timestamp(char* p, uint64_t v, rewrite_memo* memo)
+{
+    constexpr uint64_t million = 1000000;
+    if(memo == nullptr || v < million) return write_dec(p, v);
+    const uint64_t high = v / million;
+    const uint32_t low  = static_cast<uint32_t>(v - high * million);
+    if(high != memo->ns_high)
+    {
+        memo->ns_len  = static_cast<size_t>(write_dec(memo->ns_text, high) - memo->ns_text);
+        memo->ns_high = high;
+    }
+    // A fixed-size copy (out has the room, rewrite_growth): bytes past ns_len are written over
+    // by what follows or lie past the message's end.
+    std::memcpy(p, memo->ns_text, sizeof(memo->ns_text));
+    p += memo->ns_len;
+    std::memcpy(p, two_digits.text + 2 * (low / 10000), 2);
+    std::memcpy(p + 2, two_digits.text + 2 * (low / 100 % 100), 2);
+    std::memcpy(p + 4, two_digits.text + 2 * (low % 100), 2);
+    return p + 6;
+}
+
+char*
+write_pid(char* p, uint32_t pid, pid_style kind, rewrite_memo* memo)
+{
+    if(memo == nullptr) return kind == pid_style::hex ? write_hex(p, pid) : write_dec(p, pid);
+    if(memo->pid_len == 0 || memo->pid != pid || memo->pid_kind != kind)
+    {
+        char* end      = kind == pid_style::hex ? write_hex(memo->pid_text, pid)
+                                                : write_dec(memo->pid_text, pid);
+        memo->pid_len  = static_cast<size_t>(end - memo->pid_text);
+        memo->pid      = pid;
+        memo->pid_kind = kind;
+    }
+    std::memcpy(p, memo->pid_text, sizeof(memo->pid_text)); // fixed size, as above
+    return p + memo->pid_len;
+}
+} // namespace
+
+size_t
+rewrite_line_to(char* out, std::string_view line, const parsed_event& ev, const rewrite_rule& rule,
+                uint32_t& out_pid, rewrite_memo* memo)
+{
     out_pid = ev.text_pid;
     bool new_pid =
         rule.rewrite_pid && ev.pid_kind != pid_style::none && ev.text_pid == rule.from_pid;
     if(new_pid) out_pid = rule.to_pid;
     bool new_ns = ev.has_ns && rule.ns_offset != 0;
 
-    out.reserve(line.size() + 16);
+    char*  p   = out;
     size_t pos = 0;
     // ns comes before the pid in every shape that has both.
     if(new_ns)
     {
-        out.append(line.substr(pos, ev.ns_span.pos - pos));
-        append_dec(out, shift_timestamp(ev.ns, rule.ns_offset));
+        p                = copy_bytes(p, line, pos, ev.ns_span.pos);
+        const int64_t ns = shift_timestamp(ev.ns, rule.ns_offset);
+        if(ns < 0) // only for an ns that parse_event never gives
+        {
+            *p++ = '-';
+            p    = write_dec(p, 0 - static_cast<uint64_t>(ns));
+        }
+        else
+            p = write_timestamp(p, static_cast<uint64_t>(ns), memo);
         pos = ev.ns_span.pos + ev.ns_span.len;
     }
     if(new_pid)
     {
-        out.append(line.substr(pos, ev.pid_span.pos - pos));
-        if(ev.pid_kind == pid_style::hex)
-            append_hex(out, out_pid);
-        else
-            append_dec(out, out_pid);
+        p   = copy_bytes(p, line, pos, ev.pid_span.pos);
+        p   = write_pid(p, out_pid, ev.pid_kind, memo);
         pos = ev.pid_span.pos + ev.pid_span.len;
     }
-    out.append(line.substr(pos));
-    out += '\n';
+    p    = copy_bytes(p, line, pos, line.size());
+    *p++ = '\n';
+    return static_cast<size_t>(p - out);
 }
 } // namespace kfd_emu

@@ -51,6 +51,13 @@ struct parsed_event
 // when an event of ids 5-11 lacks the fields that route it.
 bool parse_event(std::string_view line, parsed_event& out);
 
+// The fields the replay routes and rewrites by (id, timestamp, pid and their spans, route
+// node) of a line that parse_event is known to accept (the scan found no line it refuses, in
+// this very file): for ids 5-11 the fields between them (page, npages, prefetch and preferred
+// locations) are skipped, not checked, and nodes[] is left empty; other ids are parsed by
+// parse_event. Returns false when the line does not have the shape it expects.
+bool parse_routing_fields(std::string_view line, parsed_event& out);
+
 // True for the profiler events (ids 5-11) and id 14 in its "<ns> -<pid> ..." shape.
 bool is_profiler_event(uint32_t id);
 
@@ -78,4 +85,28 @@ std::string rewrite_line(std::string_view line, const parsed_event& ev, const re
 // The same into `out` (replaced), whose storage is reused: the replay's hot path.
 void rewrite_line_into(std::string& out, std::string_view line, const parsed_event& ev,
                        const rewrite_rule& rule, uint32_t& out_pid);
+
+// Room a rewrite needs beyond the line: a timestamp may grow to 19 digits, a pid to 10, and the
+// '\n' (a line's shortest timestamp and pid are one digit each); the rest is slack for the
+// fixed-size copies of memoized text (see rewrite_memo).
+inline constexpr size_t rewrite_growth = 48;
+
+// What the previous rewrites formatted, reused by the next ones: a log's timestamps share
+// their leading digits for long runs (events microseconds apart), and the rewritten pid is
+// always the same. Only a cache: the text written is the same with or without it.
+struct rewrite_memo
+{
+    uint64_t  ns_high      = UINT64_MAX; // a shifted timestamp / 10^6 whose decimal text is ns_text
+    char      ns_text[20]  = {};
+    size_t    ns_len       = 0;
+    uint32_t  pid          = 0; // the pid whose text is pid_text, written as pid_kind
+    pid_style pid_kind     = pid_style::none;
+    char      pid_text[12] = {};
+    size_t    pid_len      = 0;
+};
+
+// The same into out, which has room for line.size() + rewrite_growth bytes; returns the
+// message's length. The producer writes each message once, into a buffer it reuses.
+size_t rewrite_line_to(char* out, std::string_view line, const parsed_event& ev,
+                       const rewrite_rule& rule, uint32_t& out_pid, rewrite_memo* memo = nullptr);
 } // namespace kfd_emu

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kfd_emu
@@ -25,6 +26,9 @@ public:
     // Fills line (without '\n'); returns false at end of file or on a read error.
     // too_long is set when the line was longer than max_line (the rest is skipped).
     bool next(std::string& line, bool& too_long);
+    // The same as a view, valid until the next call: into the read buffer when the whole
+    // line is there (no copy, the common case), else into a string of the reader's own.
+    bool next_view(std::string_view& line, bool& too_long);
     bool failed() const { return failed_; }
     // True when next() will return a line without reading the file.
     bool has_line() const;
@@ -39,5 +43,9 @@ private:
     size_t            end_    = 0;
     bool              eof_    = false;
     bool              failed_ = false;
+    std::string       spill_; // a line cut by the end of the buffer (next_view)
+    // Where has_line() found the next '\n' (an index into buffer_), so that next_view() does
+    // not search for it again; npos when not known.
+    mutable size_t found_newline_ = std::string::npos;
 };
 } // namespace kfd_emu

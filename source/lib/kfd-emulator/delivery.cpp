@@ -1,0 +1,214 @@
+// MIT License - see LICENSE.
+#include "delivery.hpp"
+
+#include "fd_table.hpp"
+#include "real_libc.hpp"
+
+#include <sys/socket.h>
+
+#include <algorithm>
+
+namespace kfd_emu
+{
+void
+drop_token(client& c)
+{
+    if(!c.token || c.vanished) return;
+    char byte = 0;
+    recv(c.fd, &byte, 1, MSG_DONTWAIT);
+    c.token = false;
+}
+
+// Called once per batch of messages queued on a client (see flush_wakeups). The kernel wakes
+// the client's readers for new messages, so an edge-triggered epoll reader that has not
+// emptied the FIFO is woken again: the token byte is taken back and sent anew, which is a new
+// edge on the handed-out end.
+void
+raise_token(client& c)
+{
+    if(c.vanished || c.token_fd < 0) return;
+    if(!is_our_socket(c.token_fd, c.token_ino))
+    {
+        c.token_fd = -1; // closed behind our back: never use (or close) that number again
+        return;
+    }
+    if(c.token)
+    {
+        char byte = 0;
+        if(!is_our_socket(c.fd, c.fd_ino) || recv(c.fd, &byte, 1, MSG_DONTWAIT) != 1) return;
+    }
+    c.token = send(c.token_fd, "x", 1, MSG_DONTWAIT | MSG_NOSIGNAL) == 1;
+}
+
+namespace
+{
+enum class verdict
+{
+    deliver,
+    filtered_mask,
+    filtered_pid,
+};
+
+verdict
+judge(const config& cfg, const client& c, uint32_t id, uint32_t pid)
+{
+    if((c.mask & abi::event_mask(id)) == 0) return verdict::filtered_mask;
+    if(pid != 0 && pid != static_cast<uint32_t>(c.pid))
+    {
+        // Other processes' events: superuser only; before 6.16 also bit 63 (ALL_PROCESS).
+        bool all_bit = (c.mask & abi::event_mask(abi::event_all_process)) != 0;
+        if(!cfg.superuser || (cfg.all_process_required && !all_bit)) return verdict::filtered_pid;
+    }
+    return verdict::deliver;
+}
+} // namespace
+
+bool
+is_live(const client& c)
+{
+    return !c.closed && !c.vanished;
+}
+
+// Lossless pace: true while some client that would get msg has no room for it yet. Room
+// means one message (96 bytes) more than msg, so that the FIFO never fills beyond
+// capacity - 96: a reader that takes a nearly full FIFO as a sign of kernel drops sees none.
+bool
+must_wait_for_space(const config& cfg, const gpu_state& gpu, uint32_t id, uint32_t pid, size_t size)
+{
+    for(const client* c : gpu.clients)
+    {
+        if(!is_live(*c) || judge(cfg, *c, id, pid) != verdict::deliver) continue;
+        size_t capacity = c->fifo.capacity();
+        size_t room     = size + abi::message_size <= capacity ? size + abi::message_size : size;
+        if(room <= capacity && c->fifo.available() < room) return true;
+    }
+    return false;
+}
+
+// `#@ wait-mask`: whether the GPU's live clients' masks now satisfy the wait (always, for
+// no wait, a GPU that is not emulated or one that vanished).
+bool
+mask_wait_done(const session& s, const mask_wait& wait)
+{
+    if(!wait.active || wait.gpu < 0 || static_cast<size_t>(wait.gpu) >= s.gpus.size()) return true;
+    const gpu_state& gpu = s.gpus[static_cast<size_t>(wait.gpu)];
+    if(gpu.vanished) return true;
+    bool enabled = false;
+    for(const client* c : gpu.clients)
+        enabled = enabled || (is_live(*c) && (c->mask & abi::event_mask(wait.id)) != 0);
+    return enabled == wait.with;
+}
+
+// Returns how many clients dropped msg because their FIFO was full.
+uint64_t
+deliver(const config& cfg, gpu_state& gpu, uint32_t id, uint32_t pid, std::string_view msg)
+{
+    uint64_t drops = 0;
+    ++gpu.n.events_emitted;
+    bool any_client = false;
+    for(client* c : gpu.clients)
+    {
+        if(!is_live(*c)) continue;
+        any_client = true;
+        switch(judge(cfg, *c, id, pid))
+        {
+        case verdict::filtered_mask:
+            ++c->n.filtered_mask;
+            ++gpu.n.filtered_mask;
+            continue;
+        case verdict::filtered_pid:
+            ++c->n.filtered_pid;
+            ++gpu.n.filtered_pid;
+            continue;
+        case verdict::deliver:
+            break;
+        }
+        if(!c->fifo.push_whole(msg.data(), msg.size()))
+        {
+            // The kernel drops a message that does not fit, silently.
+            ++c->n.dropped_fifo_full;
+            ++gpu.n.dropped_fifo_full;
+            ++drops;
+            continue;
+        }
+        ++c->n.queued;
+        ++gpu.n.events_queued;
+        c->n.bytes_queued += msg.size();
+        c->n.max_fifo_fill = std::max<uint64_t>(c->n.max_fifo_fill, c->fifo.size());
+        c->wake            = true; // the readiness edge comes with the batch (flush_wakeups)
+    }
+    if(!any_client) ++gpu.n.no_client;
+    return drops;
+}
+
+// The producer queues messages in batches under one lock hold, and gives each client that
+// received some one wake-up (a new readiness edge) per batch, before it releases the lock or
+// waits: a reader sees the batch at once, with a system call or two per batch rather than
+// per message.
+void
+flush_wakeups(session& s)
+{
+    for(auto& gpu : s.gpus)
+        for(client* c : gpu.clients)
+            if(c->wake)
+            {
+                c->wake = false;
+                if(is_live(*c)) raise_token(*c);
+            }
+}
+
+void
+vanish_gpu(gpu_state& gpu, uint64_t line, bool pollerr)
+{
+    gpu.vanished      = true;
+    gpu.vanished_line = line;
+    for(client* c : gpu.clients)
+    {
+        if(!is_live(*c)) continue;
+        // A byte left unread in our end when it closes makes the peer report POLLERR
+        // (ECONNRESET) besides POLLHUP.
+        if(pollerr && is_our_socket(c->fd, c->fd_ino))
+            send(c->fd, "x", 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+        if(c->fd >= 0 && c->fd < max_tracked_fd) g_token_of[c->fd].store(0);
+        if(is_our_socket(c->token_fd, c->token_ino)) libc().close(c->token_fd);
+        c->token_fd = -1;
+        c->vanished = true;
+    }
+}
+
+void
+apply_vanish_faults(const config& cfg, session& s, uint64_t line)
+{
+    for(const auto& fault : cfg.vanish_faults)
+    {
+        long gpu = cfg.gpu_index(fault.gpu_id);
+        if(fault.line == line && gpu >= 0 && !s.gpus[static_cast<size_t>(gpu)].vanished)
+            vanish_gpu(s.gpus[static_cast<size_t>(gpu)], line, fault.pollerr);
+    }
+}
+
+void
+close_client(client& c)
+{
+    if(c.fd >= 0 && c.fd < max_tracked_fd) g_token_of[c.fd].store(0);
+    c.closed               = true;
+    c.n.fifo_bytes_at_exit = c.fifo.size();
+    c.fifo.release();
+    if(is_our_socket(c.token_fd, c.token_ino)) libc().close(c.token_fd);
+    c.token_fd = -1;
+}
+
+// Keeps the per-GPU client list bounded: forgets the oldest closed client.
+void
+trim_clients(gpu_state& gpu)
+{
+    if(gpu.clients.size() < max_clients_kept) return;
+    auto it = std::find_if(gpu.clients.begin(), gpu.clients.end(),
+                           [](const client* c) { return c->closed; });
+    if(it == gpu.clients.end()) return;
+    delete *it;
+    gpu.clients.erase(it);
+    ++gpu.clients_omitted;
+}
+
+} // namespace kfd_emu

@@ -1,0 +1,30 @@
+// MIT License - see LICENSE.
+//
+// The kernel's delivery rules for one message (mask and pid filters, whole messages or
+// nothing, drops when full), the readiness of an SMI fd (a token byte in its socket while the
+// FIFO has data, a new edge per batch), and the life of a client (closed, vanished GPU).
+// All with the lock held.
+#pragma once
+
+#include "state.hpp"
+
+#include <string_view>
+
+namespace kfd_emu
+{
+// Closed clients kept per GPU for the statistics; older closed ones are forgotten (counted).
+constexpr size_t max_clients_kept = 256;
+
+void drop_token(client& c);
+bool is_live(const client& c);
+bool must_wait_for_space(const config& cfg, const gpu_state& gpu, uint32_t id, uint32_t pid,
+                         size_t size);
+bool mask_wait_done(const session& s, const mask_wait& wait);
+// Returns how many clients dropped msg because their FIFO was full.
+uint64_t deliver(const config& cfg, gpu_state& gpu, uint32_t id, uint32_t pid,
+                 std::string_view msg);
+void     flush_wakeups(session& s);
+void     apply_vanish_faults(const config& cfg, session& s, uint64_t line);
+void     close_client(client& c);
+void     trim_clients(gpu_state& gpu);
+} // namespace kfd_emu

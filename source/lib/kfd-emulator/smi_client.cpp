@@ -1,0 +1,121 @@
+// MIT License - see LICENSE.
+#include "smi_client.hpp"
+
+#include "delivery.hpp"
+#include "fd_table.hpp"
+#include "real_libc.hpp"
+
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+namespace kfd_emu
+{
+session&
+current_session(emulator& emu)
+{
+    if(emu.current == nullptr || emu.current->pid != getpid())
+    {
+        emu.current      = new session;
+        emu.current->pid = getpid();
+        emu.current->gpus.resize(emu.cfg.gpus.size());
+    }
+    return *emu.current;
+}
+
+int
+smi_open(emulator& emu, session& s, abi::smi_events_args* args)
+{
+    long gpu = emu.cfg.gpu_index(args->gpuid);
+    if(gpu < 0 || s.gpus[static_cast<size_t>(gpu)].vanished) return fail(EINVAL);
+    if(int error = emu.cfg.smi_error(args->gpuid)) return fail(error);
+
+    int sv[2];
+    if(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) return -1;
+    int high = fcntl(sv[1], F_DUPFD_CLOEXEC, high_fd_floor());
+    if(high >= 0)
+    {
+        libc().close(sv[1]);
+        sv[1] = high;
+    }
+    fcntl(sv[1], F_SETFD, FD_CLOEXEC);
+    fcntl(sv[1], F_SETFL, O_NONBLOCK);
+    struct stat token_stat
+    {
+    };
+    fstat(sv[1], &token_stat);
+    fd_entry entry;
+    entry.kind   = fd_kind::smi;
+    entry.owner  = &s;
+    auto* c      = new client(static_cast<size_t>(gpu), emu.cfg.fifo_bytes);
+    c->fd        = sv[0];
+    c->token_fd  = sv[1];
+    c->token_ino = token_stat.st_ino;
+    c->pid       = getpid();
+    entry.smi    = c;
+    if(!remember_fd(emu, sv[0], entry))
+    {
+        int error = errno;
+        delete c;
+        libc().close(sv[0]);
+        libc().close(sv[1]);
+        return fail(error);
+    }
+    gpu_state& state = s.gpus[static_cast<size_t>(gpu)];
+    trim_clients(state);
+    state.clients.push_back(c);
+    args->anon_fd = static_cast<uint32_t>(sv[0]);
+    return 0;
+}
+
+namespace
+{
+// A read makes room for a producer that waits for it, and may complete the replay for the exit
+// wait; nobody else needs a wake-up (one per read would cost a futex call each).
+void
+wake_after_read(emulator& emu, const session& s, const client& c)
+{
+    if(s.producer_waiting) emu.cv->notify_all();
+    if(s.producer_finished && c.fifo.empty()) emu.exit_cv->notify_all();
+}
+} // namespace
+
+ssize_t
+smi_read(emulator& emu, session& s, client& c, void* buf, size_t count)
+{
+    const read_fault& rule = emu.cfg.read_fault_rule;
+    if(c.fifo.empty()) return fail(c.vanished ? ENODEV : EAGAIN);
+    if(count == 0) return fail(EAGAIN); // the kernel's kfifo_out of 0 bytes
+    if(emu.cfg.reads_wait_for_replay && !s.producer_finished) return fail(EAGAIN);
+    if(rule.error != 0)
+    {
+        ++c.data_reads;
+        bool fire = rule.once ? c.data_reads == 1 : c.data_reads % rule.every == 0;
+        if(fire)
+        {
+            ++c.n.injected_read_errors;
+            if(rule.error == EFAULT)
+            {
+                // The kernel has already taken the bytes out of the FIFO when copy_to_user
+                // fails: they are lost.
+                size_t lost = std::min(count, c.fifo.size());
+                c.n.lines_lost_efault += c.fifo.count_newlines(lost);
+                c.n.bytes_lost_efault += c.fifo.pop(nullptr, lost);
+                if(c.fifo.empty()) drop_token(c);
+                ++s.progress;
+                wake_after_read(emu, s, c);
+            }
+            return fail(rule.error);
+        }
+    }
+    size_t taken = c.fifo.pop(static_cast<char*>(buf), count);
+    c.n.bytes_read += taken;
+    if(c.fifo.empty()) drop_token(c);
+    ++s.progress;
+    wake_after_read(emu, s, c);
+    return static_cast<ssize_t>(taken);
+}
+} // namespace kfd_emu
