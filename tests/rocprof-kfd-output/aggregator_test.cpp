@@ -14,6 +14,7 @@
 
 #include <map>
 #include <random>
+#include <set>
 
 using namespace rocprof_kfd;
 
@@ -93,6 +94,69 @@ TEST(heavy_hitters, exact_below_capacity_and_flagged_above)
     EXPECT_TRUE(hh.approximate());
     EXPECT_EQ(hh.size(), 16u);
     EXPECT_EQ(hh.top(1).at(0).key.block, 15u);
+}
+
+namespace
+{
+// Space-saving written the plain way (Metwally et al.): every entry in a map, the lightest
+// found by a scan, ties to the smallest key. What heavy_hitters must match exactly.
+struct plain_space_saving
+{
+    size_t                                             capacity;
+    std::map<range_key, std::pair<uint64_t, uint64_t>> entries; // weight, faults
+    void                                               add(const range_key& key, uint64_t weight)
+    {
+        auto it = entries.find(key);
+        if(it == entries.end())
+        {
+            uint64_t base = 0;
+            if(entries.size() >= capacity)
+            {
+                auto lightest = entries.begin();
+                for(auto e = entries.begin(); e != entries.end(); ++e)
+                    if(e->second.first < lightest->second.first) lightest = e;
+                base = lightest->second.first;
+                entries.erase(lightest);
+            }
+            it = entries.emplace(key, std::make_pair(base, uint64_t{0})).first;
+        }
+        it->second.first += weight;
+        it->second.second += 1;
+    }
+};
+} // namespace
+
+TEST(heavy_hitters, evicts_exactly_as_plain_space_saving_does)
+{
+    for(uint64_t seed = 1; seed <= 20; ++seed)
+    {
+        std::mt19937_64    rng(seed);
+        size_t             capacity = 1 + seed % 9;
+        heavy_hitters      hh(capacity);
+        plain_space_saving plain{capacity, {}};
+        // Skewed keys (a few heavy, many light), weights 0-3: every path of the eviction
+        // (stale heap items, ties, weight 0) is taken.
+        std::geometric_distribution<uint64_t>   key_of(0.15);
+        std::uniform_int_distribution<uint64_t> weight_of(0, 3);
+        for(int i = 0; i < 3000; ++i)
+        {
+            range_key key{key_of(rng), static_cast<uint32_t>(i % 2), 0};
+            auto      w = weight_of(rng);
+            hh.add(key, w).faults += 1;
+            plain.add(key, w);
+        }
+        auto got = hh.all();
+        ASSERT_EQ(got.size(), plain.entries.size()) << "seed " << seed;
+        size_t i = 0;
+        for(const auto& [key, value] : plain.entries)
+        {
+            EXPECT_EQ(got[i].key.block, key.block) << "seed " << seed;
+            EXPECT_EQ(got[i].key.a, key.a) << "seed " << seed;
+            EXPECT_EQ(got[i].weight, value.first) << "seed " << seed;
+            EXPECT_EQ(got[i].counters.faults, value.second) << "seed " << seed;
+            ++i;
+        }
+    }
 }
 
 TEST(timeline, coarsens_to_512_bins_and_keeps_every_byte)

@@ -2,9 +2,41 @@
 #include "heavy_hitters.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace rocprof_kfd
 {
+namespace
+{
+// std::push_heap/pop_heap build a max-heap: "greater" puts the lightest on top.
+bool
+heavier(const std::pair<uint64_t, range_key>& x, const std::pair<uint64_t, range_key>& y)
+{
+    if(x.first != y.first) return x.first > y.first;
+    return y.second < x.second;
+}
+} // namespace
+
+uint64_t
+heavy_hitters::evict_lightest()
+{
+    for(;;)
+    {
+        std::pop_heap(heap_.begin(), heap_.end(), heavier);
+        auto top = heap_.back();
+        heap_.pop_back();
+        auto it = entries_.find(top.second);
+        if(it == entries_.end()) continue; // cannot happen: one heap item per entry
+        if(it->second.weight == top.first)
+        {
+            entries_.erase(it);
+            return top.first;
+        }
+        heap_.emplace_back(it->second.weight, top.second); // stale: back with its weight now
+        std::push_heap(heap_.begin(), heap_.end(), heavier);
+    }
+}
+
 range_counters&
 heavy_hitters::add(const range_key& key, uint64_t weight)
 {
@@ -12,24 +44,17 @@ heavy_hitters::add(const range_key& key, uint64_t weight)
     if(it == entries_.end())
     {
         uint64_t base = 0;
-        if(entries_.size() >= capacity_)
+        if(entries_.size() >= capacity_ && !heap_.empty())
         {
             // Space-saving: the newcomer replaces the lightest key and inherits its weight.
-            auto lightest = by_weight_.begin();
-            base          = lightest->first;
-            entries_.erase(lightest->second);
-            by_weight_.erase(lightest);
+            base     = evict_lightest();
             evicted_ = true;
         }
         it = entries_.emplace(key, slot{base, {}}).first;
-        by_weight_.emplace(base, key);
+        heap_.emplace_back(base, key);
+        std::push_heap(heap_.begin(), heap_.end(), heavier);
     }
-    if(weight != 0)
-    {
-        by_weight_.erase({it->second.weight, key});
-        it->second.weight += weight;
-        by_weight_.emplace(it->second.weight, key);
-    }
+    it->second.weight += weight;
     return it->second.counters;
 }
 
@@ -40,6 +65,9 @@ heavy_hitters::all() const
     out.reserve(entries_.size());
     for(const auto& [key, s] : entries_)
         out.push_back({key, s.weight, s.counters});
+    // In key order, as callers (and the outputs they write) always got them.
+    std::sort(out.begin(), out.end(),
+              [](const heavy_entry& x, const heavy_entry& y) { return x.key < y.key; });
     return out;
 }
 

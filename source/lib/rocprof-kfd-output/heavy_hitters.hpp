@@ -10,9 +10,8 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <map>
-#include <set>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 namespace rocprof_kfd
@@ -60,7 +59,7 @@ public:
     size_t size() const { return entries_.size(); }
     // The n heaviest entries, weight descending then key ascending.
     std::vector<heavy_entry> top(size_t n) const;
-    // Every entry (any order).
+    // Every entry, in key order.
     std::vector<heavy_entry> all() const;
 
 private:
@@ -69,9 +68,33 @@ private:
         uint64_t       weight = 0;
         range_counters counters;
     };
-    size_t                                   capacity_;
-    std::map<range_key, slot>                entries_;
-    std::set<std::pair<uint64_t, range_key>> by_weight_; // (weight, key), lightest first
-    bool                                     evicted_ = false;
+    struct key_hash
+    {
+        size_t operator()(const range_key& k) const noexcept
+        {
+            uint64_t h = k.block * 0x9e3779b97f4a7c15ull;
+            h ^= (uint64_t{k.a} << 32 | k.b) * 0xc2b2ae3d27d4eb4full;
+            return static_cast<size_t>(h ^ (h >> 29));
+        }
+    };
+    struct key_equal
+    {
+        bool operator()(const range_key& x, const range_key& y) const noexcept
+        {
+            return x.block == y.block && x.a == y.a && x.b == y.b;
+        }
+    };
+    // (weight, key) of every entry, lightest first (a min-heap), each with the weight it
+    // had when pushed: weights only grow, so an entry's pushed weight is at most its weight
+    // now. Eviction pops until the top is up to date, pushing stale ones back with their
+    // weight now: it then is the lightest entry (ties: the smallest key), exactly as a
+    // fully ordered index would find it, without re-ordering on every add.
+    using heap_item = std::pair<uint64_t, range_key>;
+    uint64_t evict_lightest(); // returns its weight
+
+    size_t                                                   capacity_;
+    std::unordered_map<range_key, slot, key_hash, key_equal> entries_;
+    std::vector<heap_item>                                   heap_;
+    bool                                                     evicted_ = false;
 };
 } // namespace rocprof_kfd
