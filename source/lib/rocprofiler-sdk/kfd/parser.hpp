@@ -128,9 +128,12 @@ enum class parse_result
 // Parses one line (`line` excludes the '\n' and may contain NUL bytes). Never reads outside
 // `line`. On ok, `out` holds the event. Otherwise `out` is all zero except `id`, which holds
 // the id when it was a known one (for per-id malformed counts). An empty line is malformed.
-// A line of 16 to 64 bytes is classified at once (SSE2: bitmaps of its hex and decimal
-// digits), so that each number's length is one count-trailing-zeros; numbers are converted
-// eight bytes at a time (SWAR). Other lengths (or no SSE2) take parse_line_swar's path.
+// A line of 16 to 128 bytes (every kernel line but the shortest) is classified at once
+// (SSE2: bitmaps of its hex and decimal digits) and copied into a zero-padded local block, so
+// that each number's length is one count-trailing-zeros and every number and separator is
+// read with plain loads (no end checks); numbers are converted eight bytes at a time (SWAR).
+// Other lengths (or no SSE2) take parse_line_swar's path. The hot instance carries no code
+// of the other paths (each path is its own template instance).
 parse_result parse_line(std::string_view line, event& out) noexcept;
 
 // The twins of parse_line that the tests run on the same inputs and compare (same contract
