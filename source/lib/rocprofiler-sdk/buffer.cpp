@@ -191,6 +191,15 @@ fits(const record_buffer* b, size_t size)
     return b->pending_bytes + size <= b->cap;
 }
 
+// Whether every record of the batch fits now (then each fits when its turn comes).
+bool
+fits_all(const record_buffer* b, const record_batch& batch)
+{
+    if(b->policy == ROCPROFILER_BUFFER_POLICY_LOSSLESS)
+        return b->held_bytes + batch.bytes() <= b->cap;
+    return b->pending_bytes + batch.payload_bytes() <= b->cap;
+}
+
 // Counts a record of `size` bytes just appended to b->pending. Under b->mutex.
 void
 account_stored(record_buffer* b, size_t size)
@@ -255,31 +264,17 @@ emplace(uint64_t buffer_id, uint32_t category, uint32_t kind, const void* record
     return stored;
 }
 
-void*
-record_batch::reserve(size_t size) noexcept
+bool
+record_batch::grow(size_t size) noexcept
 {
-    const size_t needed = m_used + sizeof(entry_header) + padded(size);
-    if(needed > m_capacity)
-    {
-        const size_t capacity = std::max({needed, 2 * m_capacity, size_t{64} << 10});
-        std::unique_ptr<std::byte[]> bigger{new(std::nothrow) std::byte[capacity]};
-        if(!bigger) return nullptr;
-        if(m_used > 0) std::memcpy(bigger.get(), m_storage.get(), m_used);
-        m_storage  = std::move(bigger);
-        m_capacity = capacity;
-    }
-    return m_storage.get() + m_used + sizeof(entry_header);
-}
-
-void
-record_batch::commit(uint32_t category, uint32_t kind, size_t size) noexcept
-{
-    auto* header         = reinterpret_cast<entry_header*>(m_storage.get() + m_used);
-    *header              = entry_header{category, kind, size};
-    const size_t padding = padded(size) - size; // no stale bytes handed to the tool
-    if(padding > 0) std::memset(reinterpret_cast<std::byte*>(header + 1) + size, 0, padding);
-    m_used += sizeof(entry_header) + padded(size);
-    m_count += 1;
+    const size_t                 needed   = m_used + sizeof(entry_header) + padded(size);
+    const size_t                 capacity = std::max({needed, 2 * m_capacity, size_t{64} << 10});
+    std::unique_ptr<std::byte[]> bigger{new(std::nothrow) std::byte[capacity]};
+    if(!bigger) return false;
+    if(m_used > 0) std::memcpy(bigger.get(), m_storage.get(), m_used);
+    m_storage  = std::move(bigger);
+    m_capacity = capacity;
+    return true;
 }
 
 void
@@ -302,16 +297,20 @@ append_batch(uint64_t buffer_id, const record_batch& batch, uint32_t split_kind,
     bool want_delivery = false;
     {
         std::lock_guard<std::mutex> lock{b->mutex};
-        // One allocation for the whole batch (growing geometrically), so that the appends
-        // below do not allocate; if it fails, each append tries on its own, as emplace does.
-        try
+        // The common case, every record fits: one copy of the whole batch, then each record
+        // counted in order (the same states, so the same delivery request, as one emplace
+        // each). Otherwise (or if that copy cannot allocate) record by record.
+        bool copied = false;
+        if(!b->destroyed && !b->closed && fits_all(b, batch))
         {
-            const size_t needed = b->pending.size() + batch.bytes();
-            if(needed > b->pending.capacity())
-                b->pending.reserve(std::max(needed, 2 * b->pending.capacity()));
-        }
-        catch(...)
-        {
+            try
+            {
+                b->pending.insert(b->pending.end(), batch.data(), batch.data() + batch.bytes());
+                copied = true;
+            }
+            catch(...)
+            {
+            }
         }
         const std::byte* entry = batch.data();
         for(size_t i = 0; i < batch.count(); ++i)
@@ -320,7 +319,12 @@ append_batch(uint64_t buffer_id, const record_batch& batch, uint32_t split_kind,
             const size_t bytes  = sizeof(entry_header) + padded(header->size);
             const int    side   = header->kind == split_kind ? 0 : 1;
             bool         stored = false;
-            if(b->destroyed || b->closed)
+            if(copied)
+            {
+                account_stored(b, header->size);
+                stored = true;
+            }
+            else if(b->destroyed || b->closed)
                 ++b->dropped;
             else if(!fits(b, header->size))
                 ++b->dropped, ++b->drops_unreported;

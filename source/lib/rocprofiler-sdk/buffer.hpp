@@ -56,20 +56,41 @@ class record_batch
 public:
     // Room for a record of `size` bytes after the committed ones; nullptr when it cannot be
     // allocated. Valid until the next reserve() or clear(); commit() keeps what was written.
-    void* reserve(size_t size) noexcept;
-    // Adds the record written at the last reserve() (of the same size).
-    void commit(uint32_t category, uint32_t kind, size_t size) noexcept;
-    void clear() noexcept { m_used = 0, m_count = 0; }
+    void* reserve(size_t size) noexcept
+    {
+        if(m_used + sizeof(entry_header) + padded(size) > m_capacity && !grow(size)) return nullptr;
+        return m_storage.get() + m_used + sizeof(entry_header);
+    }
+    // Adds the record written at the last reserve() (of the same size), padding zeroed (no
+    // stale bytes handed to the tool).
+    void commit(uint32_t category, uint32_t kind, size_t size) noexcept
+    {
+        auto* header = reinterpret_cast<entry_header*>(m_storage.get() + m_used);
+        *header      = entry_header{category, kind, size};
+        for(size_t i = size; i < padded(size); ++i)
+            reinterpret_cast<std::byte*>(header + 1)[i] = std::byte{0};
+        m_used += sizeof(entry_header) + padded(size);
+        m_payload += size;
+        m_count += 1;
+    }
+    void clear() noexcept { m_used = 0, m_payload = 0, m_count = 0; }
+
+    // Records are stored padded to 8 bytes, so that payloads handed to the tool are aligned.
+    static constexpr size_t padded(size_t n) { return (n + 7) & ~size_t{7}; }
 
     bool             empty() const noexcept { return m_count == 0; }
     size_t           count() const noexcept { return m_count; }
-    size_t           bytes() const noexcept { return m_used; }
+    size_t           bytes() const noexcept { return m_used; } // with entry headers
+    size_t           payload_bytes() const noexcept { return m_payload; }
     const std::byte* data() const noexcept { return m_storage.get(); }
 
 private:
+    bool grow(size_t size) noexcept;
+
     std::unique_ptr<std::byte[]> m_storage;
     size_t                       m_capacity = 0;
     size_t                       m_used     = 0;
+    size_t                       m_payload  = 0;
     size_t                       m_count    = 0;
 };
 
