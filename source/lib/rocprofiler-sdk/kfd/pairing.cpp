@@ -162,7 +162,8 @@ pairing_engine::queue_key(const event& ev) noexcept
     return k;
 }
 
-uint64_t
+// hash_of and find run for every start and end: inlined into their callers.
+__attribute__((always_inline)) inline uint64_t
 pairing_engine::hash_of(const key& k) noexcept
 {
     // Two independent folded multiplies (wyhash's mixing step) instead of three dependent
@@ -182,7 +183,7 @@ pairing_engine::key::operator==(const key& other) const noexcept
 
 // ---------------------------------------------------------------- table
 
-uint32_t
+__attribute__((always_inline)) inline uint32_t
 pairing_engine::find(const key& k, uint64_t hash, uint32_t& free_slot) const noexcept
 {
     free_slot = nil;
@@ -299,7 +300,7 @@ pairing_engine::erase(uint32_t index) noexcept
         move_slot(static_cast<uint32_t>(next), static_cast<uint32_t>(hole));
         hole = next;
     }
-    m_slots[hole] = slot{};
+    m_slots[hole].id.what = kind::empty; // insert() clears a slot when it takes it
     --m_count;
 }
 
