@@ -43,21 +43,25 @@ enum class number_path
 // number's later words end inside it), rounded up to whole 16-byte blocks.
 constexpr size_t masked_line_max   = 128;
 constexpr size_t padded_line_bytes = masked_line_max + 32;
-using line_mask                    = unsigned __int128; // one bit per byte of the line
+// One bit per byte of the line: 64 bits for lines of at most 64 bytes (most lines: the
+// cheaper instance), 128 for the longer ones.
+using wide_mask = unsigned __int128;
 
 // A read position inside one line. Every accessor checks the end first. `path` picks the
 // number readers (see number_path), which tests run on the same inputs and compare.
-template <number_path P> struct cursor_of
+template <number_path P, typename Mask = uint64_t> struct cursor_of
 {
     static constexpr number_path path = P;
+    using mask_type                   = Mask;
+    static constexpr size_t mask_bits = sizeof(Mask) * 8;
 
     std::string_view text;
     size_t           position = 0;
     // Masked path: bit i set when byte i of the line is a hex (decimal) digit; bits past
     // the line's end are 0 (no digit). `padded` is a copy of the line followed by zeros, so
     // that every number and separator is read with plain loads (no end checks).
-    line_mask   hex_mask = 0;
-    line_mask   dec_mask = 0;
+    Mask        hex_mask = 0;
+    Mask        dec_mask = 0;
     const char* padded   = nullptr;
 
     KFD_PARSER_INLINE bool   at_end() const { return position >= text.size(); }
@@ -311,9 +315,10 @@ classify_line(C& c, char* pad)
 {
     const size_t size = c.text.size();
     const char*  p    = c.text.data();
-    line_mask    hex = 0, dec = 0;
-    uint32_t     h = 0, d = 0;
-    size_t       offset = 0;
+    using line_mask   = typename C::mask_type;
+    line_mask hex = 0, dec = 0;
+    uint32_t  h = 0, d = 0;
+    size_t    offset = 0;
     for(; offset + 16 <= size; offset += 16)
     {
         const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + offset));
@@ -348,11 +353,18 @@ load8_padded(const char* p)
     return word;
 }
 
-// Digits in a row at the cursor, from a mask (bits past the line are 0: at most 128).
+// Digits in a row at the cursor, from a mask (bits past the line are 0).
 KFD_PARSER_INLINE unsigned
-digits_at(line_mask mask, size_t position)
+digits_at(uint64_t mask, size_t position)
 {
-    const line_mask rest = position < masked_line_max ? ~(mask >> position) : ~line_mask{0};
+    const uint64_t rest = position < 64 ? ~(mask >> position) : ~uint64_t{0};
+    return rest == 0 ? 64u : static_cast<unsigned>(__builtin_ctzll(rest));
+}
+
+KFD_PARSER_INLINE unsigned
+digits_at(wide_mask mask, size_t position)
+{
+    const wide_mask rest = position < 128 ? ~(mask >> position) : ~wide_mask{0};
     const uint64_t  low  = static_cast<uint64_t>(rest);
     if(low != 0) return static_cast<unsigned>(__builtin_ctzll(low));
     const uint64_t high = static_cast<uint64_t>(rest >> 64);
@@ -744,10 +756,11 @@ clear(event& ev)
 }
 
 // The event is built in place in `out` (written once on success).
-template <number_path path>
+template <class C>
 KFD_PARSER_INLINE parse_result
-parse_with(cursor_of<path>& c, event& out) noexcept
+parse_with(C& c, event& out) noexcept
 {
+    constexpr number_path  path = C::path;
     const std::string_view line = c.text;
     uint32_t               id   = path != number_path::scalar ? one_digit_event_id(line) : 0;
     if(id != 0)
@@ -778,13 +791,14 @@ parse_line_with(std::string_view line, event& out) noexcept
 
 #if defined(__SSE2__)
 // Lines of 16 to masked_line_max bytes (every kernel line but the shortest): the masked
-// instance.
+// instances, with a 64-bit mask up to 64 bytes and a 128-bit one above.
+template <typename Mask>
 __attribute__((noinline)) parse_result
 parse_line_masked(std::string_view line, event& out) noexcept
 {
     clear(out);
-    alignas(16) char               pad[padded_line_bytes];
-    cursor_of<number_path::masked> c{line};
+    alignas(16) char                     pad[padded_line_bytes];
+    cursor_of<number_path::masked, Mask> c{line};
     classify_line(c, pad);
     return parse_with(c, out);
 }
@@ -795,7 +809,9 @@ parse_result
 parse_line(std::string_view line, event& out) noexcept
 {
 #if defined(__SSE2__)
-    if(line.size() >= 16 && line.size() <= masked_line_max) return parse_line_masked(line, out);
+    if(line.size() >= 16 && line.size() <= 64) return parse_line_masked<uint64_t>(line, out);
+    if(line.size() > 64 && line.size() <= masked_line_max)
+        return parse_line_masked<wide_mask>(line, out);
 #endif
     return parse_line_with<number_path::swar>(line, out);
 }
