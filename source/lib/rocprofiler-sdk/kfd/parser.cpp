@@ -81,6 +81,23 @@ template <number_path P, typename Mask = uint64_t> struct cursor_of
         ++position;
         return true;
     }
+
+    // Consumes `a` then `b` (neither NUL): one 2-byte compare on the padded copy.
+    KFD_PARSER_INLINE bool skip2(char a, char b)
+    {
+        if constexpr(P == number_path::masked)
+        {
+            uint16_t next = 0, want = 0;
+            std::memcpy(&next, padded + position, 2);
+            const char pair[2] = {a, b};
+            std::memcpy(&want, pair, 2);
+            if(next != want) return false;
+            position += 2;
+            return true;
+        }
+        else
+            return skip(a) && skip(b);
+    }
 };
 
 // The number readers: the word-at-a-time ones, or their scalar twins (see cursor::swar).
@@ -467,7 +484,7 @@ read_profiler_header(C& c, event& ev)
     uint64_t pid = 0;
     if(!read_decimal(c, ns_digits, uint64_t{std::numeric_limits<int64_t>::max()}, ev.timestamp))
         return false;
-    if(!c.skip(' ') || !c.skip('-')) return false;
+    if(!c.skip2(' ', '-')) return false;
     if(!read_decimal(c, int32_digits, uint64_t{std::numeric_limits<int32_t>::max()}, pid))
         return false;
     ev.pid           = static_cast<uint32_t>(pid);
@@ -500,7 +517,7 @@ template <class C>
 KFD_PARSER_INLINE bool
 read_from_to(C& c, event& ev)
 {
-    return read_hex32(c, ev.from_node) && c.skip('-') && c.skip('>') && read_hex32(c, ev.to_node);
+    return read_hex32(c, ev.from_node) && c.skip2('-', '>') && read_hex32(c, ev.to_node);
 }
 
 // The rest of the line as the event's text field (task name, reset cause): no NUL allowed.
@@ -737,7 +754,7 @@ namespace
 {
 // The id of a line whose id token is one hex digit (every kernel line): one table look-up
 // instead of a number read. 0 when the line does not start that way.
-uint32_t
+KFD_PARSER_INLINE uint32_t
 one_digit_event_id(std::string_view line)
 {
     if(line.size() < 2 || line[1] != ' ') return 0;
