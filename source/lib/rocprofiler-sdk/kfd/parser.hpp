@@ -59,6 +59,10 @@
 #include <cstring>
 #include <string_view>
 
+#if defined(__SSE2__)
+#    include <emmintrin.h> // SSE2: part of every x86-64
+#endif
+
 namespace rocprofiler::kfd
 {
 // Longest line content (without its '\n') that parse_line accepts and line_splitter keeps.
@@ -200,6 +204,23 @@ private:
     uint64_t m_overlong                = 0;
 };
 
+// The first '\n' in [p, p + n), or nullptr. Inline, 16 bytes a compare: a kernel line is
+// found in 3-5 steps without a call (memchr only for the last bytes of a read).
+inline const char*
+find_newline(const char* p, size_t n) noexcept
+{
+#if defined(__SSE2__)
+    const __m128i newline = _mm_set1_epi8('\n');
+    for(; n >= 16; p += 16, n -= 16)
+    {
+        const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+        const int     hits  = _mm_movemask_epi8(_mm_cmpeq_epi8(block, newline));
+        if(hits != 0) return p + __builtin_ctz(static_cast<unsigned>(hits));
+    }
+#endif
+    return static_cast<const char*>(std::memchr(p, '\n', n));
+}
+
 template <typename F>
 void
 line_splitter::feed(const char* data, size_t size, F&& on_line)
@@ -210,7 +231,7 @@ line_splitter::feed(const char* data, size_t size, F&& on_line)
     while(cursor < end)
     {
         const size_t available = static_cast<size_t>(end - cursor);
-        const auto*  newline   = static_cast<const char*>(std::memchr(cursor, '\n', available));
+        const char*  newline   = find_newline(cursor, available);
         if(m_discarding)
         {
             if(newline == nullptr) return; // still inside the overlong line
