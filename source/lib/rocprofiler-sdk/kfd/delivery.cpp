@@ -138,7 +138,7 @@ void
 handle_line(const process_filter& filter, chunk_delivery& cd, gpu_stream& stream,
             std::string_view line, uint64_t now, chunk_tally& tally)
 {
-    event ev;
+    event& ev = cd.scratch; // parse_line writes every field (`event ev;` is a `rep stos`)
     if(parse_line(line, ev) != parse_result::ok)
     {
         ++tally.malformed;

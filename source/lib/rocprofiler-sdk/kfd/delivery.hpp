@@ -33,9 +33,10 @@ struct buffer_batch
 // reused (at most one per buffer ever used).
 struct chunk_delivery
 {
-    std::vector<destination>  raw;     // kfd_events services, in context order
-    std::vector<destination>  paired;  // page_migration services, in context order
+    std::vector<destination>  raw;    // kfd_events services, in context order
+    std::vector<destination>  paired; // page_migration services, in context order
     std::vector<buffer_batch> batches;
+    event                     scratch; // the line being handled
 };
 
 // Events of other processes are counted and dropped (since Linux 6.16 a CAP_SYS_ADMIN
