@@ -30,20 +30,40 @@ batch_for(chunk_delivery& cd, uint64_t buffer_id)
     return cd.batches.size() - 1;
 }
 
+// The lists keep their storage, so this allocates only when more contexts are active than
+// ever before. A service that cannot be listed (out of memory) loses this read's records:
+// counted as dropped, one per event (raw) or paired record for each such service (an upper
+// bound: its operation filter is not known then).
 void
 collect_destinations(chunk_delivery& cd)
 {
     cd.raw.clear();
     cd.paired.clear();
+    cd.unlisted_raw = cd.unlisted_paired = 0;
+    cd.lost_raw = cd.lost_paired = 0;
     for(size_t i = 0; i < context::count(); ++i)
     {
         auto* ctx = context::at(i);
         if(ctx == nullptr || !ctx->active.load(std::memory_order_seq_cst)) continue;
         const auto& raw    = ctx->kfd_events;
         const auto& paired = ctx->page_migration;
-        if(raw.configured) cd.raw.push_back({raw.operations, batch_for(cd, raw.buffer_id)});
-        if(paired.configured)
-            cd.paired.push_back({paired.operations, batch_for(cd, paired.buffer_id)});
+        try
+        {
+            if(raw.configured) cd.raw.push_back({raw.operations, batch_for(cd, raw.buffer_id)});
+        }
+        catch(...)
+        {
+            ++cd.unlisted_raw;
+        }
+        try
+        {
+            if(paired.configured)
+                cd.paired.push_back({paired.operations, batch_for(cd, paired.buffer_id)});
+        }
+        catch(...)
+        {
+            ++cd.unlisted_paired;
+        }
     }
 }
 
@@ -53,7 +73,11 @@ add_copy(chunk_delivery& cd, const destination& d, uint32_t kind, const void* re
 {
     auto& batch = cd.batches[d.batch].records;
     void* room  = batch.reserve(size);
-    if(room == nullptr) return; // out of memory: the record is lost, as a failed emplace's
+    if(room == nullptr) // out of memory: dropped and counted, as a failed emplace's record
+    {
+        ++(kind == ROCPROFILER_BUFFER_TRACING_PAGE_MIGRATION ? cd.lost_paired : cd.lost_raw);
+        return;
+    }
     std::memcpy(room, record, size);
     batch.commit(ROCPROFILER_BUFFER_CATEGORY_TRACING, kind, size);
 }
@@ -84,7 +108,11 @@ add_raw(chunk_delivery& cd, gpu_stream& stream, const event& ev, std::string_vie
         if((cd.raw.front().operations & bit) == 0) return;
         auto& batch = cd.batches[cd.raw.front().batch].records;
         void* room  = batch.reserve(sizeof(raw_record));
-        if(room == nullptr) return; // out of memory: lost, as a failed emplace's record
+        if(room == nullptr) // out of memory: dropped and counted, as a failed emplace's record
+        {
+            ++cd.lost_raw;
+            return;
+        }
         new(room) raw_record(to_raw_record(ev, stream.gpu_id, line, now));
         batch.commit(ROCPROFILER_BUFFER_CATEGORY_TRACING, kind, sizeof(raw_record));
         return;
@@ -112,6 +140,7 @@ pair_and_add(chunk_delivery& cd, gpu_stream& stream, const event& ev)
             cd.batches[cd.paired.front().batch].records.reserve(sizeof(migration_record)));
     migration_record* out = room != nullptr ? room : &local;
     if(!stream.pairing.process(ev, *out)) return;
+    cd.lost_paired += cd.unlisted_paired;
     const uint64_t bit = uint64_t{1} << out->operation;
     if(cd.paired.size() == 1 && out == room)
     {
@@ -159,6 +188,7 @@ handle_line(const process_filter& filter, chunk_delivery& cd, gpu_stream& stream
         ++tally.other_process;
         return;
     }
+    cd.lost_raw += cd.unlisted_raw;
     if(!cd.raw.empty()) add_raw(cd, stream, ev, line, now);
     pair_and_add(cd, stream, ev);
 }
@@ -187,6 +217,8 @@ deliver_chunk(chunk_delivery& cd, const process_filter& filter, gpu_stream& stre
         c.records_dropped.fetch_add(outcome.dropped[0], std::memory_order_relaxed);
         c.raw_events_dropped.fetch_add(outcome.dropped[1], std::memory_order_relaxed);
     }
+    c.records_dropped.fetch_add(cd.lost_paired, std::memory_order_relaxed);
+    c.raw_events_dropped.fetch_add(cd.lost_raw, std::memory_order_relaxed);
     c.events_received.fetch_add(tally.received, std::memory_order_relaxed);
     c.lines_malformed.fetch_add(tally.malformed, std::memory_order_relaxed);
     c.kernel_reported_drops.fetch_add(tally.kernel_drops, std::memory_order_relaxed);

@@ -37,6 +37,10 @@ struct chunk_delivery
     std::vector<destination>  paired; // page_migration services, in context order
     std::vector<buffer_batch> batches;
     event                     scratch; // the line being handled
+    // This read: services that could not be listed (out of memory), and records lost
+    // before their batch reached the buffer (counted as dropped).
+    uint64_t unlisted_raw = 0, unlisted_paired = 0;
+    uint64_t lost_raw = 0, lost_paired = 0;
 };
 
 // Events of other processes are counted and dropped (since Linux 6.16 a CAP_SYS_ADMIN
