@@ -5,8 +5,9 @@
 //
 //   parse/<impl>/<log>               split the reads into lines and parse them
 //   parse_pair/<impl>/<log>          ... and pair starts with ends into records
-//   parse_pair_emplace/ours/<log>    ... and copy each record into a LOSSLESS buffer that a
-//                                    callback thread drains (as after initialization)
+//   parse_pair_emplace/ours/<log>    ... and deliver the records into a LOSSLESS buffer that a
+//                                    callback thread drains (as after initialization): the
+//                                    reader's own per-read code, delivery::deliver_chunk
 //
 // <log>: every rocprof-kfd-gen scenario and "mix" (all of them interleaved at random, each in
 // another format era), KFD_BENCH_EVENTS lines each (default 1M), generated at start and fed
@@ -20,6 +21,7 @@
 #include "rocprofiler-sdk/buffer.hpp"
 #include "rocprofiler-sdk/callback_thread.hpp"
 #include "rocprofiler-sdk/context.hpp"
+#include "rocprofiler-sdk/kfd/delivery.hpp"
 #include "rocprofiler-sdk/kfd/pairing.hpp"
 #include "rocprofiler-sdk/kfd/parser.hpp"
 
@@ -63,11 +65,11 @@ ours_parse(benchmark::State& state, const workload& w)
     for(auto _ : state)
     {
         kfd::line_splitter splitter;
+        kfd::event         ev; // parse_line writes every field: not re-initialized per line
         for(auto chunk : w.chunks)
             splitter.feed(chunk.data(), chunk.size(),
                           [&](std::string_view line)
                           {
-                              kfd::event ev;
                               events += kfd::parse_line(line, ev) == kfd::parse_result::ok;
                               benchmark::DoNotOptimize(ev);
                           });
@@ -83,11 +85,11 @@ ours_parse_pair(benchmark::State& state, const workload& w)
     {
         kfd::line_splitter  splitter;
         kfd::pairing_engine pairing;
+        kfd::event          ev; // as in the reader: not re-initialized per line
         for(auto chunk : w.chunks)
             splitter.feed(chunk.data(), chunk.size(),
                           [&](std::string_view line)
                           {
-                              kfd::event ev;
                               if(kfd::parse_line(line, ev) != kfd::parse_result::ok) return;
                               ++events;
                               record rec;
@@ -107,6 +109,8 @@ noop_callback(rocprofiler_context_id_t, rocprofiler_buffer_id_t, rocprofiler_rec
 {
 }
 
+// A LOSSLESS buffer drained by a callback thread (started as initialization starts it), in a
+// context that traces every page-migration operation and is active.
 uint64_t
 draining_buffer()
 {
@@ -116,35 +120,35 @@ draining_buffer()
         rocprofiler::context::create(1, &ctx);
         rocprofiler::buffer::create(ctx, 1 << 20, 1 << 19, ROCPROFILER_BUFFER_POLICY_LOSSLESS,
                                     noop_callback, nullptr, &buf);
+        auto* context                      = rocprofiler::context::find(ctx);
+        context->page_migration.configured = true;
+        context->page_migration.buffer_id  = buf;
+        context->page_migration.operations = ~uint64_t{0};
+        context->active.store(true);
         rocprofiler::callback_thread::start_all(); // as initialization does
         return buf;
     }();
     return id;
 }
 
+// The reader's own per-read code (delivery::deliver_chunk, what the reader thread runs for
+// each read): split, parse, pair, records built in place in a batch, one append per read.
 void
 ours_parse_pair_emplace(benchmark::State& state, const workload& w)
 {
-    const uint64_t buf    = draining_buffer();
-    uint64_t       events = 0, records = 0, dropped = 0;
+    const uint64_t                buf = draining_buffer();
+    kfd::delivery::chunk_delivery destinations;
+    kfd::delivery::process_filter filter;
+    uint64_t                      events = 0, records = 0, dropped = 0;
     for(auto _ : state)
     {
-        kfd::line_splitter  splitter;
-        kfd::pairing_engine pairing;
+        kfd::gpu_stream stream;
         for(auto chunk : w.chunks)
-            splitter.feed(chunk.data(), chunk.size(),
-                          [&](std::string_view line)
-                          {
-                              kfd::event ev;
-                              if(kfd::parse_line(line, ev) != kfd::parse_result::ok) return;
-                              ++events;
-                              record rec;
-                              if(!pairing.process(ev, rec)) return;
-                              ++records;
-                              dropped += !rocprofiler::buffer::emplace(
-                                  buf, ROCPROFILER_BUFFER_CATEGORY_TRACING,
-                                  ROCPROFILER_BUFFER_TRACING_PAGE_MIGRATION, &rec, sizeof(rec));
-                          });
+            kfd::delivery::deliver_chunk(destinations, filter, stream, chunk.data(), chunk.size(),
+                                         0);
+        events += stream.counters.events_received.load();
+        records += stream.counters.records_emitted.load();
+        dropped += stream.counters.records_dropped.load();
         state.PauseTiming();
         rocprofiler::buffer::flush(buf); // the next iteration starts with an empty buffer
         state.ResumeTiming();

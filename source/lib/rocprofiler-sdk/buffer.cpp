@@ -14,20 +14,15 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <new>
 #include <vector>
 
 namespace rocprofiler::buffer
 {
 namespace
 {
-// Each record is stored as this header followed by its bytes, padded to 8 bytes so that
-// payloads handed to the tool are aligned.
-struct entry_header
-{
-    uint32_t category;
-    uint32_t kind;
-    uint64_t size;
-};
+// Each record is stored as an entry_header (buffer.hpp) followed by its bytes, padded to 8
+// bytes so that payloads handed to the tool are aligned.
 constexpr size_t
 padded(size_t n)
 {
@@ -185,6 +180,49 @@ set_callback_thread(uint64_t buffer_id, uint64_t thread_id)
     return ROCPROFILER_STATUS_SUCCESS;
 }
 
+namespace
+{
+// The policy's rule for whether a record of `size` bytes fits now. A LOSSLESS cap counts
+// what the buffer really holds: each record's 16-byte entry header and padding too (a cap on
+// payload bytes let small records pin far more). DISCARD keeps its size in record bytes, as
+// the tool asked for. Under b->mutex.
+bool
+fits(const record_buffer* b, size_t size)
+{
+    if(b->policy == ROCPROFILER_BUFFER_POLICY_LOSSLESS)
+        return b->held_bytes + sizeof(entry_header) + padded(size) <= b->cap;
+    return b->pending_bytes + size <= b->cap;
+}
+
+// Whether every record of the batch fits now (then each fits when its turn comes).
+bool
+fits_all(const record_buffer* b, const record_batch& batch)
+{
+    if(b->policy == ROCPROFILER_BUFFER_POLICY_LOSSLESS)
+        return b->held_bytes + batch.bytes() <= b->cap;
+    return b->pending_bytes + batch.payload_bytes() <= b->cap;
+}
+
+// Counts a record of `size` bytes just appended to b->pending. Under b->mutex.
+void
+account_stored(record_buffer* b, size_t size)
+{
+    b->pending_bytes += size;
+    b->held_bytes += sizeof(entry_header) + padded(size);
+    b->pending_count += 1;
+    b->emplaced += 1;
+    b->peak_bytes = std::max(b->peak_bytes, b->pending_bytes);
+}
+
+// Deliver at the watermark, and also as soon as the next record of this size would not fit
+// (a watermark close to the size must not cause drops). Under b->mutex.
+bool
+wants_delivery(const record_buffer* b, size_t size, bool stored)
+{
+    return !b->scheduled && (b->pending_bytes >= b->watermark || !stored || !fits(b, size));
+}
+} // namespace
+
 bool
 emplace(uint64_t buffer_id, uint32_t category, uint32_t kind, const void* record,
         size_t size) noexcept
@@ -200,14 +238,7 @@ emplace(uint64_t buffer_id, uint32_t category, uint32_t kind, const void* record
             ++b->dropped;
             return false;
         }
-        // A LOSSLESS cap counts what the buffer really holds: each record's 16-byte entry
-        // header and padding too (a cap on payload bytes let small records pin far more).
-        // DISCARD keeps its size in record bytes, as the tool asked for.
-        const size_t entry_bytes = sizeof(entry_header) + padded(size);
-        const bool   lossless    = b->policy == ROCPROFILER_BUFFER_POLICY_LOSSLESS;
-        const bool   full =
-            lossless ? b->held_bytes + entry_bytes > b->cap : b->pending_bytes + size > b->cap;
-        if(full)
+        if(!fits(b, size))
         {
             ++b->dropped;
             ++b->drops_unreported;
@@ -221,12 +252,8 @@ emplace(uint64_t buffer_id, uint32_t category, uint32_t kind, const void* record
                 auto* header = reinterpret_cast<entry_header*>(b->pending.data() + offset);
                 *header      = entry_header{category, kind, size};
                 std::memcpy(header + 1, record, size);
-                b->pending_bytes += size;
-                b->held_bytes += entry_bytes;
-                b->pending_count += 1;
-                b->emplaced += 1;
-                b->peak_bytes = std::max(b->peak_bytes, b->pending_bytes);
-                stored        = true;
+                account_stored(b, size);
+                stored = true;
             }
             catch(...)
             {
@@ -234,15 +261,96 @@ emplace(uint64_t buffer_id, uint32_t category, uint32_t kind, const void* record
                 ++b->drops_unreported;
             }
         }
-        // Deliver at the watermark, and also as soon as the next record of this size would
-        // not fit (a watermark close to the size must not cause drops).
-        want_delivery =
-            !b->scheduled &&
-            (b->pending_bytes >= b->watermark || full || !stored ||
-             (lossless ? b->held_bytes + entry_bytes > b->cap : b->pending_bytes + size > b->cap));
+        want_delivery = wants_delivery(b, size, stored);
     }
     if(want_delivery) request_delivery(b);
     return stored;
+}
+
+bool
+record_batch::grow(size_t size) noexcept
+{
+    const size_t                 needed   = m_used + sizeof(entry_header) + padded(size);
+    const size_t                 capacity = std::max({needed, 2 * m_capacity, size_t{64} << 10});
+    std::unique_ptr<std::byte[]> bigger{new(std::nothrow) std::byte[capacity]};
+    if(!bigger) return false;
+    if(m_used > 0) std::memcpy(bigger.get(), m_storage.get(), m_used);
+    m_storage  = std::move(bigger);
+    m_capacity = capacity;
+    return true;
+}
+
+void
+append_batch(uint64_t buffer_id, const record_batch& batch, uint32_t split_kind,
+             batch_outcome& outcome) noexcept
+{
+    auto* b = find(buffer_id);
+    if(batch.empty()) return;
+    if(b == nullptr) // as emplace: each record dropped
+    {
+        const std::byte* entry = batch.data();
+        for(size_t i = 0; i < batch.count(); ++i)
+        {
+            const auto* header = reinterpret_cast<const entry_header*>(entry);
+            ++outcome.dropped[header->kind == split_kind ? 0 : 1];
+            entry += sizeof(entry_header) + padded(header->size);
+        }
+        return;
+    }
+    bool want_delivery = false;
+    {
+        std::lock_guard<std::mutex> lock{b->mutex};
+        // The common case, every record fits: one copy of the whole batch, then each record
+        // counted in order (the same states, so the same delivery request, as one emplace
+        // each). Otherwise (or if that copy cannot allocate) record by record.
+        bool copied = false;
+        if(!b->destroyed && !b->closed && fits_all(b, batch))
+        {
+            try
+            {
+                b->pending.insert(b->pending.end(), batch.data(), batch.data() + batch.bytes());
+                copied = true;
+            }
+            catch(...)
+            {
+            }
+        }
+        const std::byte* entry = batch.data();
+        for(size_t i = 0; i < batch.count(); ++i)
+        {
+            const auto*  header = reinterpret_cast<const entry_header*>(entry);
+            const size_t bytes  = sizeof(entry_header) + padded(header->size);
+            const int    side   = header->kind == split_kind ? 0 : 1;
+            bool         stored = false;
+            if(copied)
+            {
+                account_stored(b, header->size);
+                stored = true;
+            }
+            else if(b->destroyed || b->closed)
+                ++b->dropped;
+            else if(!fits(b, header->size))
+                ++b->dropped, ++b->drops_unreported;
+            else
+            {
+                try
+                {
+                    b->pending.insert(b->pending.end(), entry, entry + bytes);
+                    account_stored(b, header->size);
+                    stored = true;
+                }
+                catch(...)
+                {
+                    ++b->dropped, ++b->drops_unreported;
+                }
+            }
+            ++(stored ? outcome.stored : outcome.dropped)[side];
+            if(!b->destroyed && !b->closed)
+                want_delivery = want_delivery || wants_delivery(b, header->size, stored);
+            entry += bytes;
+        }
+    }
+    if(want_delivery) request_delivery(b);
 }
 
 void

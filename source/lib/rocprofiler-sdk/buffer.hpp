@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 namespace rocprofiler::buffer
 {
@@ -37,6 +38,75 @@ rocprofiler_status_t set_callback_thread(uint64_t buffer_id, uint64_t thread_id)
 // dropped (buffer full, destroyed or closed); drops are counted and reported to the callback.
 bool emplace(uint64_t buffer_id, uint32_t category, uint32_t kind, const void* record,
              size_t size) noexcept;
+
+// Records for one buffer built by a producer with no lock held, in the buffer's own storage
+// layout (an entry_header, then the record padded to 8 bytes), and appended by append_batch
+// with one lock and one copy: a record is written once, where reserve() says. Reused from
+// batch to batch (its storage is kept), so that building a record neither allocates nor
+// zero-fills.
+struct entry_header
+{
+    uint32_t category;
+    uint32_t kind;
+    uint64_t size;
+};
+
+class record_batch
+{
+public:
+    // Room for a record of `size` bytes after the committed ones; nullptr when it cannot be
+    // allocated. Valid until the next reserve() or clear(); commit() keeps what was written.
+    void* reserve(size_t size) noexcept
+    {
+        if(m_used + sizeof(entry_header) + padded(size) > m_capacity && !grow(size)) return nullptr;
+        return m_storage.get() + m_used + sizeof(entry_header);
+    }
+    // Adds the record written at the last reserve() (of the same size), padding zeroed (no
+    // stale bytes handed to the tool).
+    void commit(uint32_t category, uint32_t kind, size_t size) noexcept
+    {
+        auto* header = reinterpret_cast<entry_header*>(m_storage.get() + m_used);
+        *header      = entry_header{category, kind, size};
+        for(size_t i = size; i < padded(size); ++i)
+            reinterpret_cast<std::byte*>(header + 1)[i] = std::byte{0};
+        m_used += sizeof(entry_header) + padded(size);
+        m_payload += size;
+        m_count += 1;
+    }
+    void clear() noexcept { m_used = 0, m_payload = 0, m_count = 0; }
+
+    // Records are stored padded to 8 bytes, so that payloads handed to the tool are aligned.
+    static constexpr size_t padded(size_t n) { return (n + 7) & ~size_t{7}; }
+
+    bool             empty() const noexcept { return m_count == 0; }
+    size_t           count() const noexcept { return m_count; }
+    size_t           bytes() const noexcept { return m_used; } // with entry headers
+    size_t           payload_bytes() const noexcept { return m_payload; }
+    const std::byte* data() const noexcept { return m_storage.get(); }
+
+private:
+    bool grow(size_t size) noexcept;
+
+    std::unique_ptr<std::byte[]> m_storage;
+    size_t                       m_capacity = 0;
+    size_t                       m_used     = 0;
+    size_t                       m_payload  = 0;
+    size_t                       m_count    = 0;
+};
+
+// What append_batch did with the records of a batch, split into those of `split_kind` ([0])
+// and the others ([1]).
+struct batch_outcome
+{
+    uint64_t stored[2]  = {0, 0};
+    uint64_t dropped[2] = {0, 0};
+};
+
+// Appends the batch's records in their order under one lock, each stored or dropped exactly
+// as emplace() would store or drop it at that point (the same cap, policy and counters), and
+// asks for a delivery at most once, after the batch. Never blocks on a callback.
+void append_batch(uint64_t buffer_id, const record_batch& batch, uint32_t split_kind,
+                  batch_outcome& outcome) noexcept;
 
 // Returns once every record emplaced before the call was delivered, or the timeout passed
 // (then ROCPROFILER_STATUS_ERROR). BUFFER_BUSY when called on the buffer's callback thread

@@ -475,3 +475,101 @@ TEST(buffer, flush_waits_until_drops_are_reported)
     EXPECT_EQ(s.records.size(), 8u);
     EXPECT_EQ(s.drops, 2u);
 }
+
+namespace
+{
+// A batch of test records numbered first..first+count-1, built in place as the KFD reader
+// builds them.
+void
+fill_batch(rb::record_batch& batch, uint64_t first, int count)
+{
+    for(int i = 0; i < count; ++i)
+    {
+        auto* r = static_cast<test_record*>(batch.reserve(sizeof(test_record)));
+        ASSERT_NE(r, nullptr);
+        *r          = test_record{};
+        r->sequence = first + static_cast<uint64_t>(i);
+        batch.commit(category, kind, sizeof(test_record));
+    }
+}
+} // namespace
+
+// append_batch stores or drops each record as emplace would at that point: the same DISCARD
+// size, in order, the drops counted and reported, and the outcome split by kind.
+TEST(buffer, batch_drops_exactly_what_emplace_would)
+{
+    sink s;
+    s.gate_open         = false;
+    auto             id = make_buffer(s, 10 * sizeof(test_record), 10 * sizeof(test_record),
+                                      ROCPROFILER_BUFFER_POLICY_DISCARD);
+    rb::record_batch batch;
+    fill_batch(batch, 0, 10);
+    rb::batch_outcome first;
+    rb::append_batch(id, batch, kind, first);
+    EXPECT_EQ(first.stored[0], 10u);
+    s.wait_inside(); // the first 10 are with the (blocked) callback; the buffer is empty
+    batch.clear();
+    fill_batch(batch, 10, 15);
+    rb::batch_outcome second;
+    rb::append_batch(id, batch, kind + 1, second); // split on another kind: all in [1]
+    EXPECT_EQ(second.stored[0] + second.dropped[0], 0u);
+    EXPECT_EQ(second.stored[1], 10u);
+    EXPECT_EQ(second.dropped[1], 5u);
+    s.open_gate();
+    ASSERT_EQ(rb::flush(id), ROCPROFILER_STATUS_SUCCESS);
+    rb::totals t{};
+    ASSERT_TRUE(rb::get_totals(id, t));
+    std::lock_guard<std::mutex> lock{s.mutex};
+    ASSERT_EQ(s.records.size(), 20u);
+    EXPECT_EQ(s.drops, 5u);
+    EXPECT_EQ(t.dropped, 5u);
+    for(uint64_t i = 0; i < 20; ++i)
+        EXPECT_EQ(s.records[i].sequence, i); // the last five were the ones dropped
+}
+
+TEST(buffer, batch_respects_the_lossless_cap_with_entry_headers)
+{
+    setenv("ROCPROFILER_BUFFER_LOSSLESS_CAP_BYTES",
+           std::to_string(40 * sizeof(test_record)).c_str(), 1);
+    sink s;
+    s.gate_open = false;
+    auto id     = make_buffer(s, 10 * sizeof(test_record), 10 * sizeof(test_record),
+                              ROCPROFILER_BUFFER_POLICY_LOSSLESS);
+    unsetenv("ROCPROFILER_BUFFER_LOSSLESS_CAP_BYTES");
+    for(int i = 0; i < 10; ++i)
+        ASSERT_TRUE(put(id, 0, i));
+    s.wait_inside();
+    constexpr int    fit = 40 * sizeof(test_record) / (16 + sizeof(test_record));
+    rb::record_batch batch;
+    fill_batch(batch, 100, 50);
+    rb::batch_outcome outcome;
+    rb::append_batch(id, batch, kind, outcome);
+    EXPECT_EQ(outcome.stored[0], static_cast<uint64_t>(fit));
+    EXPECT_EQ(outcome.dropped[0], static_cast<uint64_t>(50 - fit));
+    s.open_gate();
+    ASSERT_EQ(rb::flush(id), ROCPROFILER_STATUS_SUCCESS);
+    std::lock_guard<std::mutex> lock{s.mutex};
+    ASSERT_EQ(s.records.size(), 10u + fit);
+    EXPECT_EQ(s.drops, 50u - fit);
+    for(int i = 0; i < fit; ++i)
+        EXPECT_EQ(s.records[10 + i].sequence, 100u + i);
+}
+
+TEST(buffer, batch_to_a_destroyed_or_unknown_buffer_is_dropped_and_counted)
+{
+    sink s;
+    auto id = make_buffer(s, 10 * sizeof(test_record), 10 * sizeof(test_record),
+                          ROCPROFILER_BUFFER_POLICY_DISCARD);
+    ASSERT_EQ(rb::destroy(id), ROCPROFILER_STATUS_SUCCESS);
+    rb::record_batch batch;
+    fill_batch(batch, 0, 3);
+    rb::batch_outcome outcome;
+    rb::append_batch(id, batch, kind, outcome);
+    EXPECT_EQ(outcome.stored[0], 0u);
+    EXPECT_EQ(outcome.dropped[0], 3u);
+    rb::batch_outcome unknown;
+    rb::append_batch(rb::max_buffers + 7, batch, kind, unknown);
+    EXPECT_EQ(unknown.dropped[0], 3u);
+    std::lock_guard<std::mutex> lock{s.mutex};
+    EXPECT_TRUE(s.records.empty());
+}

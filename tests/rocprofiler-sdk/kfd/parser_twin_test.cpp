@@ -1,11 +1,11 @@
 // MIT License - see LICENSE.
 //
-// parse_line classifies a line at once (SIMD bitmaps) and converts numbers eight bytes at a
-// time (SWAR); parse_line_swar classifies eight bytes at a time; parse_line_scalar reads a
-// byte at a time. All three must agree on every input, valid or not: the bundled logs of
-// every scenario and era, and systematic mutations of one line of every format (each byte
-// replaced by a tricky byte, deleted, duplicated; every truncation; numbers of 0 to 24 digits
-// in every numeric field, around the overflow and overlong limits).
+// parse_line classifies a line of 16 to 128 bytes at once (SIMD bitmaps, a zero-padded
+// copy) and converts numbers eight bytes at a time (SWAR); parse_line_swar classifies eight
+// bytes at a time; parse_line_scalar reads a byte at a time. All three must agree on every input,
+// valid or not: the bundled logs of every scenario and era, and systematic mutations of one line of
+// every format (each byte replaced by a tricky byte, deleted, duplicated; every truncation; numbers
+// of 0 to 24 digits in every numeric field, around the overflow and overlong limits).
 #include "rocprofiler-sdk/kfd/parser.hpp"
 
 #include <gtest/gtest.h>
@@ -69,15 +69,17 @@ struct twin_checker
 
     void check(std::string_view line)
     {
-        event      fast{}, scalar{};
+        event      fast{}, swar{}, scalar{};
         const auto a = parse_line(line, fast);
+        const auto w = parse_line_swar(line, swar);
         const auto b = parse_line_scalar(line, scalar);
         ++checked;
         ok += a == parse_result::ok;
-        if(a == b && same_event(fast, scalar)) return;
+        if(a == b && w == b && same_event(fast, scalar) && same_event(swar, scalar)) return;
         if(++disagreed <= 10)
-            ADD_FAILURE() << "SWAR and scalar parsers disagree on [" << printable(line)
-                          << "]: " << static_cast<int>(a) << " vs " << static_cast<int>(b);
+            ADD_FAILURE() << "the parsers disagree on [" << printable(line)
+                          << "]: " << static_cast<int>(a) << " (masked), " << static_cast<int>(w)
+                          << " (SWAR) vs " << static_cast<int>(b) << " (scalar)";
     }
 };
 
@@ -112,6 +114,16 @@ const std::vector<std::string> samples = {
     "00000005 1 -1 @1(1) 1->2 3:4 5",
     "f 1 -1 1",
     "0 1 -1 1",
+    // Longer than 64 bytes (every field at its widest): numbers across the 64-byte boundary
+    // of the masks, and lines near and past the masked path's 128 bytes.
+    "5 9223372036854775807 -2147483647 @ffffffffffff(fffff) ffffffff->ffffffff "
+    "ffffffff:ffffffff -2147483648",
+    "6 9223372036854775807 -2147483647 @ffffffffffff(fffff) ffffffff->ffffffff -2147483648 "
+    "-2147483648",
+    "b 9223372036854775807 -2147483647 @ffffffffffff(fffff) ffffffff 2147483647",
+    "1 25f3:" + std::string(120, 'p'),
+    "1 25f3:" + std::string(121, 'p') + "1",
+    "4 ffffffff " + std::string(140, 'r'),
 };
 
 const char tricky_bytes[] = {' ',    '0',    '1',    '9',    'a',    'f',    'g',    'A',
@@ -230,6 +242,25 @@ TEST(kfd_parser_twin, bundled_logs_of_every_scenario_and_era)
 
 // A line inside a larger buffer: bytes after the line are digits, which a reader going past
 // the end would take as part of the last number.
+// Lines of every length from 1 to 200 bytes (text fields and numbers ending at the end):
+// across the masked path's limits of 16 and 128 bytes and the 64-bit boundary of its masks.
+TEST(kfd_parser_twin, lines_of_every_length)
+{
+    twin_checker twin;
+    for(size_t length = 1; length <= 200; ++length)
+    {
+        for(const std::string head : {"1 25f3:", "c 25f3 ", "3 7 "})
+            if(length >= head.size()) twin.check(head + std::string(length - head.size(), 't'));
+        // a number that ends the line, of every width (overlong ones are malformed)
+        const std::string header = "e 15203214457186 -152990 ";
+        if(length > header.size()) twin.check(header + std::string(length - header.size(), '1'));
+        const std::string migrate = "6 15202910515905 -152990 @7f0f15200(2c02) 0->1ea0 1 ";
+        if(length > migrate.size()) twin.check(migrate + std::string(length - migrate.size(), '7'));
+    }
+    EXPECT_EQ(twin.disagreed, 0u);
+    EXPECT_GT(twin.ok, 400u);
+}
+
 TEST(kfd_parser_twin, never_reads_past_the_line)
 {
     twin_checker twin;

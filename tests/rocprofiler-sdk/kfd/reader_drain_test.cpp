@@ -57,8 +57,10 @@ struct pipe_stream
         // The reader reads only an fd that is still the file it identified.
         stream.identity = rocprofiler::kfd::device::identify(ends[0]);
         config.streams.push_back(&stream);
-        config.on_line = [this](gpu_stream&, std::string_view line, uint64_t)
-        { received.emplace_back(line); };
+        config.on_chunk = [this](gpu_stream& s, const char* data, size_t size, uint64_t) {
+            s.splitter.feed(data, size,
+                            [this](std::string_view line) { received.emplace_back(line); });
+        };
     }
     ~pipe_stream()
     {

@@ -25,7 +25,9 @@ void
 begin_record(record_t& out, rocprofiler_page_migration_operation_t operation,
              uint64_t start_timestamp, uint64_t end_timestamp, uint32_t pid) noexcept
 {
-    std::memset(&out, 0, sizeof(out));
+    // memcpy of a zero record: a memset of this size compiles to a slow `rep stos`.
+    static constexpr record_t zero_record{};
+    std::memcpy(&out, &zero_record, sizeof(out));
     out.size            = sizeof(out);
     out.kind            = ROCPROFILER_BUFFER_TRACING_PAGE_MIGRATION;
     out.operation       = operation;
@@ -162,7 +164,8 @@ pairing_engine::queue_key(const event& ev) noexcept
     return k;
 }
 
-uint64_t
+// hash_of and find run for every start and end: inlined into their callers.
+__attribute__((always_inline)) inline uint64_t
 pairing_engine::hash_of(const key& k) noexcept
 {
     // Two independent folded multiplies (wyhash's mixing step) instead of three dependent
@@ -182,7 +185,7 @@ pairing_engine::key::operator==(const key& other) const noexcept
 
 // ---------------------------------------------------------------- table
 
-uint32_t
+__attribute__((always_inline)) inline uint32_t
 pairing_engine::find(const key& k, uint64_t hash, uint32_t& free_slot) const noexcept
 {
     free_slot = nil;
@@ -259,9 +262,11 @@ pairing_engine::insert(const key& k, uint64_t hash, uint32_t free_slot) noexcept
     if(moved) find(k, hash, free_slot);
     if(free_slot == nil) return nil;
     slot& s = m_slots[free_slot];
-    s       = slot{};
-    s.id    = k;
-    s.hash  = hash;
+    // memcpy of a blank slot: `s = slot{}` compiles to a slow `rep stos`.
+    static constexpr slot blank{};
+    std::memcpy(static_cast<void*>(&s), &blank, sizeof(slot));
+    s.id   = k;
+    s.hash = hash;
     ++m_count;
     return free_slot;
 }
@@ -299,7 +304,7 @@ pairing_engine::erase(uint32_t index) noexcept
         move_slot(static_cast<uint32_t>(next), static_cast<uint32_t>(hole));
         hole = next;
     }
-    m_slots[hole] = slot{};
+    m_slots[hole].id.what = kind::empty; // insert() clears a slot when it takes it
     --m_count;
 }
 
@@ -507,8 +512,8 @@ pairing_engine::note_rescheduled(const event& ev) noexcept
     m_slots[index].rescheduled = true;
 }
 
-bool
-pairing_engine::take_start(const key& k, uint64_t end_timestamp, slot& start) noexcept
+uint32_t
+pairing_engine::find_start(const key& k, uint64_t end_timestamp) noexcept
 {
     uint32_t free_slot = nil;
     uint32_t index     = find(k, hash_of(k), free_slot);
@@ -516,11 +521,9 @@ pairing_engine::take_start(const key& k, uint64_t end_timestamp, slot& start) no
     if(index == nil || m_slots[index].timestamp > end_timestamp)
     {
         ++m_counters.ends_without_start;
-        return false;
+        return nil;
     }
-    start = m_slots[index];
-    erase(index);
-    return true;
+    return index;
 }
 
 int32_t
@@ -534,24 +537,27 @@ pairing_engine::checked_trigger(int32_t value, int32_t last) noexcept
 bool
 pairing_engine::finish_fault(const event& ev, record_t& out) noexcept
 {
-    slot           start{};
-    const uint64_t end = timestamp_of(ev);
-    if(!take_start(fault_key(ev), end, start)) return false;
+    const uint64_t end   = timestamp_of(ev);
+    const uint32_t index = find_start(fault_key(ev), end);
+    if(index == nil) return false;
+    const slot& start = m_slots[index]; // read in place, erased once the record is built
 
     begin_record(out, ROCPROFILER_PAGE_MIGRATION_PAGE_FAULT, start.timestamp, end, ev.pid);
     out.page_fault.read_fault = start.read_fault ? 1 : 0;
     out.page_fault.migrated   = ev.migrated ? 1 : 0;
     out.page_fault.node_id    = ev.node;
     out.page_fault.address    = ev.page << kfd_abi::page_shift;
+    erase(index);
     return true;
 }
 
 bool
 pairing_engine::finish_migrate(const event& ev, record_t& out) noexcept
 {
-    slot           start{};
-    const uint64_t end = timestamp_of(ev);
-    if(!take_start(migrate_key(ev), end, start)) return false;
+    const uint64_t end   = timestamp_of(ev);
+    const uint32_t index = find_start(migrate_key(ev), end);
+    if(index == nil) return false;
+    const slot& start = m_slots[index]; // read in place, erased once the record is built
     if(start.trigger != ev.trigger) ++m_counters.migrate_trigger_mismatches;
 
     begin_record(out, ROCPROFILER_PAGE_MIGRATION_PAGE_MIGRATE, start.timestamp, end, ev.pid);
@@ -563,6 +569,7 @@ pairing_engine::finish_migrate(const event& ev, record_t& out) noexcept
     out.page_migrate.preferred_node = start.preferred_node;
     store_trigger(out.page_migrate.trigger,
                   checked_trigger(start.trigger, ROCPROFILER_PAGE_MIGRATION_TRIGGER_LAST));
+    erase(index);
     return true;
 }
 

@@ -225,8 +225,9 @@ private:
     void add_start(const key& k, const event& ev) noexcept;
     void add_eviction(const event& ev) noexcept;
     void note_rescheduled(const event& ev) noexcept;
-    // Finds and removes the start of `k` when it can pair with an end at end_timestamp.
-    bool take_start(const key& k, uint64_t end_timestamp, slot& start) noexcept;
+    // The slot of the start of `k` when it can pair with an end at end_timestamp, else nil
+    // (counted in ends_without_start). The caller erases it after reading it.
+    uint32_t find_start(const key& k, uint64_t end_timestamp) noexcept;
 
     bool    finish_fault(const event&                                        ev,
                          rocprofiler_buffer_tracing_page_migration_record_t& out) noexcept;

@@ -29,38 +29,81 @@ constexpr size_t hex64_digits = 16;
 constexpr size_t ns_digits    = 19; // INT64_MAX has 19 digits
 constexpr size_t int32_digits = 10; // INT32_MAX has 10 digits
 
-// A read position inside one line. Every accessor checks the end first. `swar` picks the
-// number readers: word-at-a-time (parse_line) or their byte-at-a-time twins
-// (parse_line_scalar), which tests run on the same inputs and compare.
-struct cursor
+// How numbers are read. Each path is its own instance of the body parsers (the choice is
+// folded in at compile time: the hot instance carries no code of the others).
+enum class number_path
 {
+    masked, // lines of 16 to 128 bytes: classified at once (SSE2), SWAR conversion
+    swar,   // eight bytes at a time (other lengths, or no SSE2)
+    scalar, // a byte at a time
+};
+
+// Longest line of the masked path, and the bytes of the zero-padded copy it reads from: the
+// line, plus the longest read past its end (an 8-byte word at the end of the line; a
+// number's later words end inside it), rounded up to whole 16-byte blocks.
+constexpr size_t masked_line_max   = 128;
+constexpr size_t padded_line_bytes = masked_line_max + 32;
+// One bit per byte of the line: 64 bits for lines of at most 64 bytes (most lines: the
+// cheaper instance), 128 for the longer ones.
+using wide_mask = unsigned __int128;
+
+// A read position inside one line. Every accessor checks the end first. `path` picks the
+// number readers (see number_path), which tests run on the same inputs and compare.
+template <number_path P, typename Mask = uint64_t> struct cursor_of
+{
+    static constexpr number_path path = P;
+    using mask_type                   = Mask;
+    static constexpr size_t mask_bits = sizeof(Mask) * 8;
+
     std::string_view text;
     size_t           position = 0;
-    bool             swar     = true;
-    // With SIMD: bit i set when byte i of the line is a hex (decimal) digit, for lines of
-    // 16 to 64 bytes (has_masks); every number reader then finds its length with one
-    // count-trailing-zeros. Bits past the line's end are 0 (no digit).
-    bool     has_masks = false;
-    uint64_t hex_mask  = 0;
-    uint64_t dec_mask  = 0;
+    // Masked path: bit i set when byte i of the line is a hex (decimal) digit; bits past
+    // the line's end are 0 (no digit). `padded` is a copy of the line followed by zeros, so
+    // that every number and separator is read with plain loads (no end checks).
+    Mask        hex_mask = 0;
+    Mask        dec_mask = 0;
+    const char* padded   = nullptr;
 
     KFD_PARSER_INLINE bool   at_end() const { return position >= text.size(); }
     KFD_PARSER_INLINE char   peek() const { return at_end() ? '\0' : text[position]; }
     KFD_PARSER_INLINE size_t remaining() const { return text.size() - position; }
 
-    // Consumes `c` when it is the next byte.
+    // Consumes `c` (never NUL) when it is the next byte. The padded copy reads NUL past the
+    // line's end, which never matches.
     KFD_PARSER_INLINE bool skip(char c)
     {
-        if(at_end() || text[position] != c) return false;
+        if constexpr(P == number_path::masked)
+        {
+            if(padded[position] != c) return false;
+        }
+        else if(at_end() || text[position] != c)
+            return false;
         ++position;
         return true;
+    }
+
+    // Consumes `a` then `b` (neither NUL): one 2-byte compare on the padded copy.
+    KFD_PARSER_INLINE bool skip2(char a, char b)
+    {
+        if constexpr(P == number_path::masked)
+        {
+            uint16_t next = 0, want = 0;
+            std::memcpy(&next, padded + position, 2);
+            const char pair[2] = {a, b};
+            std::memcpy(&want, pair, 2);
+            if(next != want) return false;
+            position += 2;
+            return true;
+        }
+        else
+            return skip(a) && skip(b);
     }
 };
 
 // The number readers: the word-at-a-time ones, or their scalar twins (see cursor::swar).
-KFD_PARSER_INLINE bool read_hex(cursor& c, size_t max_digits, uint64_t& value);
-KFD_PARSER_INLINE bool read_decimal(cursor& c, size_t max_digits, uint64_t max_value,
-                                    uint64_t& value);
+template <class C> KFD_PARSER_INLINE bool read_hex(C& c, size_t max_digits, uint64_t& value);
+template <class C>
+KFD_PARSER_INLINE bool read_decimal(C& c, size_t max_digits, uint64_t max_value, uint64_t& value);
 
 int
 hex_value(char c)
@@ -79,8 +122,9 @@ is_decimal_digit(char c)
 
 // 1..max_digits hex digits. With at most 16 digits a uint64_t cannot overflow; 32-bit
 // fields pass max_digits = 8.
+template <class C>
 __attribute__((noinline)) bool
-read_hex_scalar(cursor& c, size_t max_digits, uint64_t& value)
+read_hex_scalar(C& c, size_t max_digits, uint64_t& value)
 {
     value         = 0;
     size_t digits = 0;
@@ -93,8 +137,9 @@ read_hex_scalar(cursor& c, size_t max_digits, uint64_t& value)
     return digits > 0;
 }
 
+template <class C>
 KFD_PARSER_INLINE bool
-read_hex32(cursor& c, uint32_t& value)
+read_hex32(C& c, uint32_t& value)
 {
     uint64_t wide = 0;
     if(!read_hex(c, hex32_digits, wide)) return false;
@@ -102,15 +147,17 @@ read_hex32(cursor& c, uint32_t& value)
     return true;
 }
 
+template <class C>
 KFD_PARSER_INLINE bool
-read_hex64(cursor& c, uint64_t& value)
+read_hex64(C& c, uint64_t& value)
 {
     return read_hex(c, hex64_digits, value);
 }
 
 // 1..max_digits decimal digits, value <= max_value. 19 digits fit in a uint64_t.
+template <class C>
 __attribute__((noinline)) bool
-read_decimal_scalar(cursor& c, size_t max_digits, uint64_t max_value, uint64_t& value)
+read_decimal_scalar(C& c, size_t max_digits, uint64_t max_value, uint64_t& value)
 {
     value         = 0;
     size_t digits = 0;
@@ -185,8 +232,9 @@ decimal_value(uint64_t word, unsigned n)
 constexpr uint64_t powers_of_ten[9] = {1,      10,      100,      1000,     10000,
                                        100000, 1000000, 10000000, 100000000};
 
+template <class C>
 KFD_PARSER_INLINE bool
-read_decimal_swar(cursor& c, size_t max_digits, uint64_t max_value, uint64_t& value)
+read_decimal_swar(C& c, size_t max_digits, uint64_t max_value, uint64_t& value)
 {
     const char* begin  = c.text.data();
     const char* end    = begin + c.text.size();
@@ -231,8 +279,9 @@ hex_value_of(uint64_t word, uint64_t letters, unsigned n)
     return ((x << 16) | (x >> 32)) & 0xFFFFFFFFull;
 }
 
+template <class C>
 KFD_PARSER_INLINE bool
-read_hex_swar(cursor& c, size_t max_digits, uint64_t& value)
+read_hex_swar(C& c, size_t max_digits, uint64_t& value)
 {
     const char* begin  = c.text.data();
     const char* end    = begin + c.text.size();
@@ -257,11 +306,10 @@ read_hex_swar(cursor& c, size_t max_digits, uint64_t& value)
 // ---- SIMD: the whole line classified at once (SSE2), then SWAR conversion ----
 
 #if defined(__SSE2__)
-// Hex-digit and decimal-digit bitmaps of the 16 bytes at p.
+// Hex-digit and decimal-digit bitmaps of 16 bytes.
 KFD_PARSER_INLINE void
-classify16(const char* p, uint32_t& hex, uint32_t& dec)
+classify16(__m128i bytes, uint32_t& hex, uint32_t& dec)
 {
-    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
     // b - '0' < 10 and (b | 0x20) - 'a' < 6 (unsigned), as signed compares: adding
     // 0x80 - '0' (mod 256) maps exactly '0'..'9' to -128..-119.
     const __m128i to_digits  = _mm_set1_epi8(static_cast<char>(0x80 - '0'));
@@ -274,47 +322,70 @@ classify16(const char* p, uint32_t& hex, uint32_t& dec)
     hex = static_cast<uint32_t>(_mm_movemask_epi8(_mm_or_si128(digit, letter)));
 }
 
-// Fills the cursor's masks for a line of 16 to 64 bytes: 16-byte blocks from the start, the
-// last one ending at the line's end (it overlaps the one before; the same bytes give the same
-// bits). Never reads outside the line.
+// For a line of 16 to masked_line_max bytes: fills the cursor's masks and copies the line
+// into `pad` (padded_line_bytes), zero for 32 bytes past the line's end, in 16-byte blocks
+// from the start, the last one ending at the line's end (it overlaps the one before; the same
+// bytes give the same bits). Never reads outside the line.
+template <class C>
 KFD_PARSER_INLINE void
-classify_line(cursor& c)
+classify_line(C& c, char* pad)
 {
     const size_t size = c.text.size();
-    if(size < 16 || size > 64) return;
-    const char* p   = c.text.data();
-    uint64_t    hex = 0, dec = 0;
-    uint32_t    h = 0, d = 0;
-    size_t      offset = 0;
+    const char*  p    = c.text.data();
+    using line_mask   = typename C::mask_type;
+    line_mask hex = 0, dec = 0;
+    uint32_t  h = 0, d = 0;
+    size_t    offset = 0;
     for(; offset + 16 <= size; offset += 16)
     {
-        classify16(p + offset, h, d);
-        hex |= uint64_t{h} << offset;
-        dec |= uint64_t{d} << offset;
+        const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + offset));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(pad + offset), block);
+        classify16(block, h, d);
+        hex |= line_mask{h} << offset;
+        dec |= line_mask{d} << offset;
     }
     if(offset < size)
     {
-        classify16(p + size - 16, h, d);
-        hex |= uint64_t{h} << (size - 16);
-        dec |= uint64_t{d} << (size - 16);
+        const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + size - 16));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(pad + size - 16), block);
+        classify16(block, h, d);
+        hex |= line_mask{h} << (size - 16);
+        dec |= line_mask{d} << (size - 16);
     }
-    c.hex_mask  = hex;
-    c.dec_mask  = dec;
-    c.has_masks = true;
-}
-#else
-KFD_PARSER_INLINE void
-classify_line(cursor&)
-{
+    const __m128i zero = _mm_setzero_si128();
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(pad + size), zero);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(pad + size + 16), zero);
+    c.hex_mask = hex;
+    c.dec_mask = dec;
+    c.padded   = pad;
 }
 #endif
 
-// Digits in a row at the cursor, from a mask.
+// 8 bytes of a padded line copy (zeros past the line's end are part of the copy).
+KFD_PARSER_INLINE uint64_t
+load8_padded(const char* p)
+{
+    uint64_t word = 0;
+    std::memcpy(&word, p, 8);
+    return word;
+}
+
+// Digits in a row at the cursor, from a mask (bits past the line are 0).
 KFD_PARSER_INLINE unsigned
 digits_at(uint64_t mask, size_t position)
 {
     const uint64_t rest = position < 64 ? ~(mask >> position) : ~uint64_t{0};
     return rest == 0 ? 64u : static_cast<unsigned>(__builtin_ctzll(rest));
+}
+
+KFD_PARSER_INLINE unsigned
+digits_at(wide_mask mask, size_t position)
+{
+    const wide_mask rest = position < 128 ? ~(mask >> position) : ~wide_mask{0};
+    const uint64_t  low  = static_cast<uint64_t>(rest);
+    if(low != 0) return static_cast<unsigned>(__builtin_ctzll(low));
+    const uint64_t high = static_cast<uint64_t>(rest >> 64);
+    return high == 0 ? 128u : 64u + static_cast<unsigned>(__builtin_ctzll(high));
 }
 
 // The value of the first n (1..8) hex digits of word, known to be hex digits: a letter is
@@ -326,65 +397,73 @@ known_hex_value(uint64_t word, unsigned n)
     return hex_value_of(word, letters << 7, n);
 }
 
+template <class C>
 KFD_PARSER_INLINE bool
-read_hex_masked(cursor& c, size_t max_digits, uint64_t& value)
+read_hex_masked(C& c, size_t max_digits, uint64_t& value)
 {
     const unsigned n = digits_at(c.hex_mask, c.position);
     if(n == 0 || n > max_digits) return false; // max_digits <= 16
-    const char* begin = c.text.data();
-    const char* end   = begin + c.text.size();
-    const char* p     = begin + c.position;
+    const char* p = c.padded + c.position;
     if(n <= 8)
-        value = known_hex_value(load8(p, begin, end), n);
+        value = known_hex_value(load8_padded(p), n);
     else
-        value = (known_hex_value(load8(p, begin, end), 8) << (4 * (n - 8))) |
-                known_hex_value(load8(p + 8, begin, end), n - 8);
+        value = (known_hex_value(load8_padded(p), 8) << (4 * (n - 8))) |
+                known_hex_value(load8_padded(p + 8), n - 8);
     c.position += n;
     return true;
 }
 
+template <class C>
 KFD_PARSER_INLINE bool
-read_decimal_masked(cursor& c, size_t max_digits, uint64_t max_value, uint64_t& value)
+read_decimal_masked(C& c, size_t max_digits, uint64_t max_value, uint64_t& value)
 {
     const unsigned n = digits_at(c.dec_mask, c.position);
     if(n == 0 || n > max_digits) return false; // max_digits <= 19: no overflow
-    const char* begin = c.text.data();
-    const char* end   = begin + c.text.size();
-    const char* p     = begin + c.position;
-    uint64_t    v     = 0;
+    const char* p = c.padded + c.position;
+    uint64_t    v = 0;
     if(n <= 8)
-        v = decimal_value(load8(p, begin, end), n);
+        v = decimal_value(load8_padded(p), n);
     else if(n <= 16)
-        v = decimal_value(load8(p, begin, end), 8) * powers_of_ten[n - 8] +
-            decimal_value(load8(p + 8, begin, end), n - 8);
+        v = decimal_value(load8_padded(p), 8) * powers_of_ten[n - 8] +
+            decimal_value(load8_padded(p + 8), n - 8);
     else
-        v = (decimal_value(load8(p, begin, end), 8) * powers_of_ten[8] +
-             decimal_value(load8(p + 8, begin, end), 8)) *
+        v = (decimal_value(load8_padded(p), 8) * powers_of_ten[8] +
+             decimal_value(load8_padded(p + 8), 8)) *
                 powers_of_ten[n - 16] +
-            decimal_value(load8(p + 16, begin, end), n - 16);
+            decimal_value(load8_padded(p + 16), n - 16);
     value = v;
     c.position += n;
     return v <= max_value;
 }
 
+template <class C>
 KFD_PARSER_INLINE bool
-read_hex(cursor& c, size_t max_digits, uint64_t& value)
+read_hex(C& c, size_t max_digits, uint64_t& value)
 {
-    if(c.has_masks) return read_hex_masked(c, max_digits, value);
-    return c.swar ? read_hex_swar(c, max_digits, value) : read_hex_scalar(c, max_digits, value);
+    if constexpr(C::path == number_path::masked)
+        return read_hex_masked(c, max_digits, value);
+    else if constexpr(C::path == number_path::swar)
+        return read_hex_swar(c, max_digits, value);
+    else
+        return read_hex_scalar(c, max_digits, value);
 }
 
+template <class C>
 KFD_PARSER_INLINE bool
-read_decimal(cursor& c, size_t max_digits, uint64_t max_value, uint64_t& value)
+read_decimal(C& c, size_t max_digits, uint64_t max_value, uint64_t& value)
 {
-    if(c.has_masks) return read_decimal_masked(c, max_digits, max_value, value);
-    return c.swar ? read_decimal_swar(c, max_digits, max_value, value)
-                  : read_decimal_scalar(c, max_digits, max_value, value);
+    if constexpr(C::path == number_path::masked)
+        return read_decimal_masked(c, max_digits, max_value, value);
+    else if constexpr(C::path == number_path::swar)
+        return read_decimal_swar(c, max_digits, max_value, value);
+    else
+        return read_decimal_scalar(c, max_digits, max_value, value);
 }
 
 // "%d": optional '-', then digits, within int32_t.
+template <class C>
 KFD_PARSER_INLINE bool
-read_int32(cursor& c, int32_t& value)
+read_int32(C& c, int32_t& value)
 {
     const bool negative = c.skip('-');
     // magnitude of INT32_MIN is INT32_MAX + 1
@@ -398,13 +477,14 @@ read_int32(cursor& c, int32_t& value)
 }
 
 // "%lld -%d " : timestamp and pid of every profiler event, with the trailing space.
+template <class C>
 KFD_PARSER_INLINE bool
-read_profiler_header(cursor& c, event& ev)
+read_profiler_header(C& c, event& ev)
 {
     uint64_t pid = 0;
     if(!read_decimal(c, ns_digits, uint64_t{std::numeric_limits<int64_t>::max()}, ev.timestamp))
         return false;
-    if(!c.skip(' ') || !c.skip('-')) return false;
+    if(!c.skip2(' ', '-')) return false;
     if(!read_decimal(c, int32_digits, uint64_t{std::numeric_limits<int32_t>::max()}, pid))
         return false;
     ev.pid           = static_cast<uint32_t>(pid);
@@ -413,8 +493,9 @@ read_profiler_header(cursor& c, event& ev)
 }
 
 // "@%lx(%lx)": a page range; npages >= 1 and the byte range must fit in 64 bits.
+template <class C>
 KFD_PARSER_INLINE bool
-read_page_range(cursor& c, event& ev)
+read_page_range(C& c, event& ev)
 {
     if(!c.skip('@') || !read_hex64(c, ev.page)) return false;
     if(!c.skip('(') || !read_hex64(c, ev.npages) || !c.skip(')')) return false;
@@ -422,8 +503,9 @@ read_page_range(cursor& c, event& ev)
 }
 
 // "@%lx(%x)": a faulting page and its node.
+template <class C>
 KFD_PARSER_INLINE bool
-read_fault_address(cursor& c, event& ev)
+read_fault_address(C& c, event& ev)
 {
     if(!c.skip('@') || !read_hex64(c, ev.page)) return false;
     if(!c.skip('(') || !read_hex32(c, ev.node) || !c.skip(')')) return false;
@@ -431,15 +513,17 @@ read_fault_address(cursor& c, event& ev)
 }
 
 // "%x->%x"
+template <class C>
 KFD_PARSER_INLINE bool
-read_from_to(cursor& c, event& ev)
+read_from_to(C& c, event& ev)
 {
-    return read_hex32(c, ev.from_node) && c.skip('-') && c.skip('>') && read_hex32(c, ev.to_node);
+    return read_hex32(c, ev.from_node) && c.skip2('-', '>') && read_hex32(c, ev.to_node);
 }
 
 // The rest of the line as the event's text field (task name, reset cause): no NUL allowed.
+template <class C>
 KFD_PARSER_INLINE bool
-read_text_to_end(cursor& c, event& ev)
+read_text_to_end(C& c, event& ev)
 {
     const std::string_view rest = c.text.substr(c.position);
     if(rest.find('\0') != std::string_view::npos) return false;
@@ -451,28 +535,32 @@ read_text_to_end(cursor& c, event& ev)
 
 // ---- one body parser per id; each must consume the whole body ----
 
+template <class C>
 KFD_PARSER_INLINE bool
-parse_vmfault(cursor& c, event& ev) // "%x:%s"
+parse_vmfault(C& c, event& ev) // "%x:%s"
 {
     return read_hex32(c, ev.pid) && c.skip(':') && read_text_to_end(c, ev);
 }
 
+template <class C>
 KFD_PARSER_INLINE bool
-parse_thermal_throttle(cursor& c, event& ev) // "%llx:%llx"
+parse_thermal_throttle(C& c, event& ev) // "%llx:%llx"
 {
     return read_hex64(c, ev.bitmask) && c.skip(':') && read_hex64(c, ev.count) && c.at_end();
 }
 
+template <class C>
 KFD_PARSER_INLINE bool
-parse_gpu_reset(cursor& c, event& ev) // "%x %s", or "%x" on 6.0
+parse_gpu_reset(C& c, event& ev) // "%x %s", or "%x" on 6.0
 {
     if(!read_hex(c, hex32_digits, ev.count)) return false;
     if(c.at_end()) return true;
     return c.skip(' ') && read_text_to_end(c, ev);
 }
 
+template <class C>
 KFD_PARSER_INLINE bool
-parse_migrate_start(cursor& c, event& ev) // H "@%lx(%lx) %x->%x %x:%x %d"
+parse_migrate_start(C& c, event& ev) // H "@%lx(%lx) %x->%x %x:%x %d"
 {
     return read_profiler_header(c, ev) && read_page_range(c, ev) && c.skip(' ') &&
            read_from_to(c, ev) && c.skip(' ') && read_hex32(c, ev.prefetch_node) && c.skip(':') &&
@@ -480,8 +568,9 @@ parse_migrate_start(cursor& c, event& ev) // H "@%lx(%lx) %x->%x %x:%x %d"
            c.at_end();
 }
 
+template <class C>
 KFD_PARSER_INLINE bool
-parse_migrate_end(cursor& c, event& ev) // H "@%lx(%lx) %x->%x %d" [" %d"]
+parse_migrate_end(C& c, event& ev) // H "@%lx(%lx) %x->%x %d" [" %d"]
 {
     if(!(read_profiler_header(c, ev) && read_page_range(c, ev) && c.skip(' ') &&
          read_from_to(c, ev) && c.skip(' ') && read_int32(c, ev.trigger)))
@@ -491,8 +580,9 @@ parse_migrate_end(cursor& c, event& ev) // H "@%lx(%lx) %x->%x %d" [" %d"]
     return c.skip(' ') && read_int32(c, ev.error_code) && c.at_end();
 }
 
+template <class C>
 KFD_PARSER_INLINE bool
-parse_page_fault_start(cursor& c, event& ev) // H "@%lx(%x) %c", 'R' or 'W'
+parse_page_fault_start(C& c, event& ev) // H "@%lx(%x) %c", 'R' or 'W'
 {
     if(!(read_profiler_header(c, ev) && read_fault_address(c, ev) && c.skip(' '))) return false;
     if(c.skip('R'))
@@ -502,8 +592,9 @@ parse_page_fault_start(cursor& c, event& ev) // H "@%lx(%x) %c", 'R' or 'W'
     return c.at_end();
 }
 
+template <class C>
 KFD_PARSER_INLINE bool
-parse_page_fault_end(cursor& c, event& ev) // H "@%lx(%x) %c", 'M' or 'U'
+parse_page_fault_end(C& c, event& ev) // H "@%lx(%x) %c", 'M' or 'U'
 {
     if(!(read_profiler_header(c, ev) && read_fault_address(c, ev) && c.skip(' '))) return false;
     if(c.skip('M'))
@@ -513,15 +604,17 @@ parse_page_fault_end(cursor& c, event& ev) // H "@%lx(%x) %c", 'M' or 'U'
     return c.at_end();
 }
 
+template <class C>
 KFD_PARSER_INLINE bool
-parse_queue_eviction(cursor& c, event& ev) // H "%x %d"
+parse_queue_eviction(C& c, event& ev) // H "%x %d"
 {
     return read_profiler_header(c, ev) && read_hex32(c, ev.node) && c.skip(' ') &&
            read_int32(c, ev.trigger) && c.at_end();
 }
 
+template <class C>
 KFD_PARSER_INLINE bool
-parse_queue_restore(cursor& c, event& ev) // H "%x" [" R" | " \0" | " 0"]
+parse_queue_restore(C& c, event& ev) // H "%x" [" R" | " \0" | " 0"]
 {
     if(!(read_profiler_header(c, ev) && read_hex32(c, ev.node))) return false;
     if(c.at_end())
@@ -550,23 +643,26 @@ parse_queue_restore(cursor& c, event& ev) // H "%x" [" R" | " \0" | " 0"]
     return true;
 }
 
+template <class C>
 KFD_PARSER_INLINE bool
-parse_unmap_from_gpu(cursor& c, event& ev) // H "@%lx(%lx) %x %d"
+parse_unmap_from_gpu(C& c, event& ev) // H "@%lx(%lx) %x %d"
 {
     return read_profiler_header(c, ev) && read_page_range(c, ev) && c.skip(' ') &&
            read_hex32(c, ev.node) && c.skip(' ') && read_int32(c, ev.trigger) && c.at_end();
 }
 
+template <class C>
 KFD_PARSER_INLINE bool
-parse_process_start_end(cursor& c, event& ev) // "%x %s"
+parse_process_start_end(C& c, event& ev) // "%x %s"
 {
     return read_hex32(c, ev.pid) && c.skip(' ') && read_text_to_end(c, ev);
 }
 
 // H "%d" (dropped events) or H "%x" (rescheduled restore): told apart by the token's
 // characters; see "Id 14" in parser.hpp.
+template <class C>
 KFD_PARSER_INLINE bool
-parse_id14(cursor& c, event& ev)
+parse_id14(C& c, event& ev)
 {
     if(!read_profiler_header(c, ev)) return false;
     const std::string_view token          = c.text.substr(c.position);
@@ -582,7 +678,7 @@ parse_id14(cursor& c, event& ev)
         ev.rescheduled = true;
         return read_hex32(c, ev.node) && c.at_end();
     }
-    cursor   as_hex = c; // the same digits read as a restore's node, when they fit
+    C        as_hex = c; // the same digits read as a restore's node, when they fit
     uint64_t node   = 0;
     if(read_hex(as_hex, hex32_digits, node) && as_hex.at_end())
     {
@@ -596,8 +692,9 @@ parse_id14(cursor& c, event& ev)
 
 // One dispatch per line: a switch on the id, every body parser inlined into it (so the
 // cursor lives in registers and the choice of number readers is known at compile time).
+template <class C>
 KFD_PARSER_INLINE bool
-parse_body(uint32_t id, cursor& c, event& ev)
+parse_body(uint32_t id, C& c, event& ev)
 {
     switch(id)
     {
@@ -641,8 +738,9 @@ is_known_id(uint64_t id)
 
 // The id token is everything before the first space. Returns 0 when it is not a hex number
 // of at most 8 digits or not a known id.
+template <class C>
 uint32_t
-read_event_id(cursor& c)
+read_event_id(C& c)
 {
     uint64_t id = 0;
     if(!read_hex(c, hex32_digits, id)) return 0;
@@ -656,7 +754,7 @@ namespace
 {
 // The id of a line whose id token is one hex digit (every kernel line): one table look-up
 // instead of a number read. 0 when the line does not start that way.
-uint32_t
+KFD_PARSER_INLINE uint32_t
 one_digit_event_id(std::string_view line)
 {
     if(line.size() < 2 || line[1] != ' ') return 0;
@@ -674,26 +772,14 @@ clear(event& ev)
     std::memcpy(static_cast<void*>(&ev), &zero_event, sizeof(event));
 }
 
-// The event is built in place in `out` (written once on success). The number readers are a
-// template parameter, so that each instance has its choice folded in.
-enum class number_path
+// The event is built in place in `out` (written once on success).
+template <class C>
+KFD_PARSER_INLINE parse_result
+parse_with(C& c, event& out) noexcept
 {
-    simd,   // the line classified at once (SSE2), SWAR conversion; swar for other lengths
-    swar,   // eight bytes at a time
-    scalar, // a byte at a time
-};
-
-template <number_path path>
-parse_result
-parse_with(std::string_view line, event& out) noexcept
-{
-    clear(out);
-    if(line.empty() || line.size() > max_line_length) return parse_result::malformed;
-
-    constexpr bool swar = path != number_path::scalar;
-    cursor         c{line, 0, swar};
-    if constexpr(path == number_path::simd) classify_line(c);
-    uint32_t id = swar ? one_digit_event_id(line) : 0;
+    constexpr number_path  path = C::path;
+    const std::string_view line = c.text;
+    uint32_t               id   = path != number_path::scalar ? one_digit_event_id(line) : 0;
     if(id != 0)
         c.position = 1;
     else
@@ -709,24 +795,54 @@ parse_with(std::string_view line, event& out) noexcept
     }
     return parse_result::ok;
 }
+
+template <number_path path>
+parse_result
+parse_line_with(std::string_view line, event& out) noexcept
+{
+    clear(out);
+    if(line.empty() || line.size() > max_line_length) return parse_result::malformed;
+    cursor_of<path> c{line};
+    return parse_with(c, out);
+}
+
+#if defined(__SSE2__)
+// Lines of 16 to masked_line_max bytes (every kernel line but the shortest): the masked
+// instances, with a 64-bit mask up to 64 bytes and a 128-bit one above.
+template <typename Mask>
+__attribute__((noinline)) parse_result
+parse_line_masked(std::string_view line, event& out) noexcept
+{
+    clear(out);
+    alignas(16) char                     pad[padded_line_bytes];
+    cursor_of<number_path::masked, Mask> c{line};
+    classify_line(c, pad);
+    return parse_with(c, out);
+}
+#endif
 } // namespace
 
 parse_result
 parse_line(std::string_view line, event& out) noexcept
 {
-    return parse_with<number_path::simd>(line, out);
+#if defined(__SSE2__)
+    if(line.size() >= 16 && line.size() <= 64) return parse_line_masked<uint64_t>(line, out);
+    if(line.size() > 64 && line.size() <= masked_line_max)
+        return parse_line_masked<wide_mask>(line, out);
+#endif
+    return parse_line_with<number_path::swar>(line, out);
 }
 
 parse_result
 parse_line_scalar(std::string_view line, event& out) noexcept
 {
-    return parse_with<number_path::scalar>(line, out);
+    return parse_line_with<number_path::scalar>(line, out);
 }
 
 parse_result
 parse_line_swar(std::string_view line, event& out) noexcept
 {
-    return parse_with<number_path::swar>(line, out);
+    return parse_line_with<number_path::swar>(line, out);
 }
 
 std::string_view

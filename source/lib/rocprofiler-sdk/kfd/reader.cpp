@@ -57,11 +57,7 @@ handle_chunk(reader_config& config, gpu_stream& stream, const char* data, size_t
     if(saturated) stream.counters.fifo_saturations.fetch_add(1, std::memory_order_relaxed);
     auto now = boottime_ns();
     config.batch_sequence.fetch_add(1, std::memory_order_seq_cst); // odd: in a batch
-    stream.splitter.feed(data, size,
-                         [&](std::string_view line)
-                         {
-                             if(config.on_line) config.on_line(stream, line, now);
-                         });
+    if(config.on_chunk) config.on_chunk(stream, data, size, now);
     // A (nearly) full FIFO probably dropped what came after these lines: no start seen so
     // far may pair with an end read later.
     if(saturated) open_gap(stream, pair_kind_all);

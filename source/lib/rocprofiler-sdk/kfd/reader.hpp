@@ -1,8 +1,8 @@
 // MIT License - see LICENSE.
 //
 // The reader thread's loop: blocks in poll() over every GPU's SMI fd plus a wake-up fd (no
-// timeout: zero CPU while idle), drains each readable fd until EAGAIN, splits the bytes
-// into lines (carrying partial lines across reads) and hands each line to the service. It
+// timeout: zero CPU while idle), drains each readable fd until EAGAIN and hands each read's
+// bytes to the service, which splits them into lines (carrying partial lines across reads). It
 // never waits for a tool: the service only copies records into buffers.
 #pragma once
 
@@ -101,8 +101,9 @@ struct reader_config
     // Bytes of one kernel FIFO: a read returning nearly this much means the FIFO was
     // (nearly) full, so the kernel probably dropped events.
     size_t fifo_capacity = 8192;
-    // Called for every complete line, with the CLOCK_BOOTTIME time of the read.
-    std::function<void(gpu_stream&, std::string_view, uint64_t)> on_line;
+    // Called once per read with its bytes and the CLOCK_BOOTTIME time of the read; splits
+    // them into lines with stream.splitter (one call per read, not per line).
+    std::function<void(gpu_stream&, const char*, size_t, uint64_t)> on_chunk;
     // Odd while the reader handles the lines of one read: a context stop waits for the
     // batch that may have seen the context active (see service.cpp).
     std::atomic<uint64_t> batch_sequence{0};

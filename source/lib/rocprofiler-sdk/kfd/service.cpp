@@ -6,6 +6,7 @@
 #include "rocprofiler-sdk/context.hpp"
 #include "rocprofiler-sdk/env.hpp"
 #include "rocprofiler-sdk/internal_threading.hpp"
+#include "rocprofiler-sdk/kfd/delivery.hpp"
 #include "rocprofiler-sdk/kfd/device.hpp"
 #include "rocprofiler-sdk/kfd/reader.hpp"
 #include "rocprofiler-sdk/logging.hpp"
@@ -248,78 +249,19 @@ update_mask(state& s)
 // ---- delivery (reader thread) ----
 
 void
-deliver_record(gpu_stream& stream, const rocprofiler_buffer_tracing_page_migration_record_t& rec)
-{
-    for(size_t i = 0; i < context::count(); ++i)
-    {
-        auto* ctx = context::at(i);
-        if(ctx == nullptr || !ctx->active.load(std::memory_order_seq_cst)) continue;
-        const auto& cfg = ctx->page_migration;
-        if(!cfg.configured || (cfg.operations & (uint64_t{1} << rec.operation)) == 0) continue;
-        if(buffer::emplace(cfg.buffer_id, ROCPROFILER_BUFFER_CATEGORY_TRACING,
-                           ROCPROFILER_BUFFER_TRACING_PAGE_MIGRATION, &rec, sizeof(rec)))
-            stream.counters.records_emitted.fetch_add(1, std::memory_order_relaxed);
-        else
-            stream.counters.records_dropped.fetch_add(1, std::memory_order_relaxed);
-    }
-}
-
-void
-deliver_raw(gpu_stream& stream, const event& ev, std::string_view line, uint64_t now)
-{
-    bool                           made = false;
-    rocprofiler_kfd_event_record_t raw{};
-    for(size_t i = 0; i < context::count(); ++i)
-    {
-        auto* ctx = context::at(i);
-        if(ctx == nullptr || !ctx->active.load(std::memory_order_seq_cst)) continue;
-        const auto& cfg = ctx->kfd_events;
-        if(!cfg.configured) continue;
-        if(!made)
-        {
-            raw  = to_raw_record(ev, stream.gpu_id, line, now);
-            made = true;
-        }
-        if(raw.operation <= 0 || raw.operation >= 64 ||
-           (cfg.operations & (uint64_t{1} << raw.operation)) == 0)
-            continue;
-        if(!buffer::emplace(cfg.buffer_id, ROCPROFILER_BUFFER_CATEGORY_TRACING,
-                            ROCPROFILER_BUFFER_TRACING_KFD_EVENT, &raw, sizeof(raw)))
-            stream.counters.raw_events_dropped.fetch_add(1, std::memory_order_relaxed);
-    }
-}
-
-void
 sync_pairing_counters(gpu_stream& stream)
 {
     publish_pairing_counters(stream);
 }
 
+// The reader's on_chunk: the lines of one read, delivered with one append per buffer.
 void
-handle_line(gpu_stream& stream, std::string_view line, uint64_t now)
+handle_chunk(gpu_stream& stream, const char* data, size_t size, uint64_t now)
 {
-    auto& s = get_state();
-    event ev{};
-    if(parse_line(line, ev) != parse_result::ok)
-    {
-        stream.counters.lines_malformed.fetch_add(1, std::memory_order_relaxed);
-        ROCP_INFO << "GPU " << stream.gpu_id << ": skipped an unparsable event line";
-        return;
-    }
-    resolve_id14(ev, stream.gpu_id);
-    stream.counters.events_received.fetch_add(1, std::memory_order_relaxed);
-    if(ev.kind14 == id14_kind::dropped_events)
-        stream.counters.kernel_reported_drops.fetch_add(ev.count, std::memory_order_relaxed);
-    // Since Linux 6.16 a CAP_SYS_ADMIN client receives every process's events.
-    if(s.privileged && !s.all_processes && ev.pid != 0 && ev.pid != s.self_pid)
-    {
-        stream.counters.events_other_process.fetch_add(1, std::memory_order_relaxed);
-        return;
-    }
-    deliver_raw(stream, ev, line, now);
-    rocprofiler_buffer_tracing_page_migration_record_t rec;
-    if(stream.pairing.process(ev, rec)) deliver_record(stream, rec);
-    sync_pairing_counters(stream);
+    static auto*             destinations = new delivery::chunk_delivery{}; // reader thread only
+    auto&                    s            = get_state();
+    delivery::process_filter filter{s.privileged && !s.all_processes, s.self_pid};
+    delivery::deliver_chunk(*destinations, filter, stream, data, size, now);
 }
 
 // Prepares the reader's configuration (under `control`); the thread itself is started by
@@ -339,7 +281,7 @@ prepare_reader(state& s)
     s.config.wake_identity = device::identify(s.wake_fd);
     s.config.stop          = &s.stop;
     s.config.fifo_capacity = fifo_capacity();
-    s.config.on_line       = handle_line;
+    s.config.on_chunk      = handle_chunk;
     s.reader_prepared      = true;
     return ROCPROFILER_STATUS_SUCCESS;
 }

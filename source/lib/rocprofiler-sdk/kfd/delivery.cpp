@@ -1,0 +1,229 @@
+// MIT License - see LICENSE.
+#include "rocprofiler-sdk/kfd/delivery.hpp"
+#include "rocprofiler-sdk/context.hpp"
+#include "rocprofiler-sdk/logging.hpp"
+
+#include "common/kfd_abi.hpp"
+
+#include <cstring>
+#include <new>
+#include <string_view>
+
+namespace rocprofiler::kfd::delivery
+{
+namespace
+{
+using migration_record = rocprofiler_buffer_tracing_page_migration_record_t;
+
+size_t
+batch_for(chunk_delivery& cd, uint64_t buffer_id)
+{
+    for(size_t i = 0; i < cd.batches.size(); ++i)
+        if(cd.batches[i].buffer_id == buffer_id)
+        {
+            cd.batches[i].in_use = true;
+            return i;
+        }
+    cd.batches.emplace_back();
+    cd.batches.back().buffer_id = buffer_id;
+    cd.batches.back().in_use    = true;
+    return cd.batches.size() - 1;
+}
+
+// The lists keep their storage, so this allocates only when more contexts are active than
+// ever before. A service that cannot be listed (out of memory) loses this read's records:
+// counted as dropped, one per event (raw) or paired record for each such service (an upper
+// bound: its operation filter is not known then).
+void
+collect_destinations(chunk_delivery& cd)
+{
+    cd.raw.clear();
+    cd.paired.clear();
+    cd.unlisted_raw = cd.unlisted_paired = 0;
+    cd.lost_raw = cd.lost_paired = 0;
+    for(size_t i = 0; i < context::count(); ++i)
+    {
+        auto* ctx = context::at(i);
+        if(ctx == nullptr || !ctx->active.load(std::memory_order_seq_cst)) continue;
+        const auto& raw    = ctx->kfd_events;
+        const auto& paired = ctx->page_migration;
+        try
+        {
+            if(raw.configured) cd.raw.push_back({raw.operations, batch_for(cd, raw.buffer_id)});
+        }
+        catch(...)
+        {
+            ++cd.unlisted_raw;
+        }
+        try
+        {
+            if(paired.configured)
+                cd.paired.push_back({paired.operations, batch_for(cd, paired.buffer_id)});
+        }
+        catch(...)
+        {
+            ++cd.unlisted_paired;
+        }
+    }
+}
+
+// Copies `size` bytes of a built record into the batch of `d`.
+void
+add_copy(chunk_delivery& cd, const destination& d, uint32_t kind, const void* record, size_t size)
+{
+    auto& batch = cd.batches[d.batch].records;
+    void* room  = batch.reserve(size);
+    if(room == nullptr) // out of memory: dropped and counted, as a failed emplace's record
+    {
+        ++(kind == ROCPROFILER_BUFFER_TRACING_PAGE_MIGRATION ? cd.lost_paired : cd.lost_raw);
+        return;
+    }
+    std::memcpy(room, record, size);
+    batch.commit(ROCPROFILER_BUFFER_CATEGORY_TRACING, kind, size);
+}
+
+// The raw record's operation (to_raw_record's): the id, id 14 by its shape.
+int32_t
+raw_operation(const event& ev)
+{
+    if(ev.id != kfd_abi::event_id_14) return static_cast<int32_t>(ev.id);
+    return ev.kind14 == id14_kind::rescheduled_restore
+               ? ROCPROFILER_KFD_EVENT_QUEUE_RESTORE_RESCHEDULED
+               : ROCPROFILER_KFD_EVENT_DROPPED_EVENTS;
+}
+
+// The raw record of the event, for every kfd_events destination that wants its operation:
+// built in place when there is one destination, else once and copied.
+void
+add_raw(chunk_delivery& cd, gpu_stream& stream, const event& ev, std::string_view line,
+        uint64_t now)
+{
+    using raw_record         = rocprofiler_kfd_event_record_t;
+    constexpr auto kind      = ROCPROFILER_BUFFER_TRACING_KFD_EVENT;
+    const int32_t  operation = raw_operation(ev);
+    if(operation <= 0 || operation >= 64) return;
+    const uint64_t bit = uint64_t{1} << operation;
+    if(cd.raw.size() == 1)
+    {
+        if((cd.raw.front().operations & bit) == 0) return;
+        auto& batch = cd.batches[cd.raw.front().batch].records;
+        void* room  = batch.reserve(sizeof(raw_record));
+        if(room == nullptr) // out of memory: dropped and counted, as a failed emplace's record
+        {
+            ++cd.lost_raw;
+            return;
+        }
+        new(room) raw_record(to_raw_record(ev, stream.gpu_id, line, now));
+        batch.commit(ROCPROFILER_BUFFER_CATEGORY_TRACING, kind, sizeof(raw_record));
+        return;
+    }
+    bool       made = false;
+    raw_record raw;
+    for(const auto& d : cd.raw)
+    {
+        if((d.operations & bit) == 0) continue;
+        if(!made) raw = to_raw_record(ev, stream.gpu_id, line, now), made = true;
+        add_copy(cd, d, kind, &raw, sizeof(raw));
+    }
+}
+
+// Pairs the event; a record it completes is built in place in the first page-migration
+// destination's batch, and copied for any further one that wants its operation.
+void
+pair_and_add(chunk_delivery& cd, gpu_stream& stream, const event& ev)
+{
+    constexpr auto    kind = ROCPROFILER_BUFFER_TRACING_PAGE_MIGRATION;
+    migration_record  local;
+    migration_record* room = nullptr;
+    if(!cd.paired.empty())
+        room = static_cast<migration_record*>(
+            cd.batches[cd.paired.front().batch].records.reserve(sizeof(migration_record)));
+    migration_record* out = room != nullptr ? room : &local;
+    if(!stream.pairing.process(ev, *out)) return;
+    cd.lost_paired += cd.unlisted_paired;
+    const uint64_t bit = uint64_t{1} << out->operation;
+    if(cd.paired.size() == 1 && out == room)
+    {
+        if(cd.paired.front().operations & bit)
+            cd.batches[cd.paired.front().batch].records.commit(ROCPROFILER_BUFFER_CATEGORY_TRACING,
+                                                               kind, sizeof(migration_record));
+        return;
+    }
+    if(out != &local) local = *out; // a later reserve may move the batch's storage
+    for(const auto& d : cd.paired)
+        if(d.operations & bit) add_copy(cd, d, kind, &local, sizeof(local));
+}
+
+// What one read's lines add to the stream's counters (published once per read).
+struct chunk_tally
+{
+    uint64_t received      = 0;
+    uint64_t malformed     = 0;
+    uint64_t kernel_drops  = 0;
+    uint64_t other_process = 0;
+};
+
+void
+handle_line(const process_filter& filter, chunk_delivery& cd, gpu_stream& stream,
+            std::string_view line, uint64_t now, chunk_tally& tally)
+{
+    event& ev = cd.scratch; // parse_line writes every field (`event ev;` is a `rep stos`)
+    if(parse_line(line, ev) != parse_result::ok)
+    {
+        ++tally.malformed;
+        try
+        {
+            ROCP_INFO << "GPU " << stream.gpu_id << ": skipped an unparsable event line";
+        }
+        catch(...)
+        {
+        }
+        return;
+    }
+    resolve_id14(ev, stream.gpu_id);
+    ++tally.received;
+    if(ev.kind14 == id14_kind::dropped_events) tally.kernel_drops += ev.count;
+    if(filter.only_own_process && ev.pid != 0 && ev.pid != filter.self_pid)
+    {
+        ++tally.other_process;
+        return;
+    }
+    cd.lost_raw += cd.unlisted_raw;
+    if(!cd.raw.empty()) add_raw(cd, stream, ev, line, now);
+    pair_and_add(cd, stream, ev);
+}
+
+} // namespace
+
+void
+deliver_chunk(chunk_delivery& cd, const process_filter& filter, gpu_stream& stream,
+              const char* data, size_t size, uint64_t now) noexcept
+{
+    chunk_tally tally;
+    collect_destinations(cd);
+    stream.splitter.feed(data, size,
+                         [&](std::string_view line)
+                         { handle_line(filter, cd, stream, line, now, tally); });
+    auto& c = stream.counters;
+    for(auto& b : cd.batches)
+    {
+        if(!b.in_use) continue;
+        buffer::batch_outcome outcome;
+        buffer::append_batch(b.buffer_id, b.records, ROCPROFILER_BUFFER_TRACING_PAGE_MIGRATION,
+                             outcome);
+        b.records.clear();
+        b.in_use = false;
+        c.records_emitted.fetch_add(outcome.stored[0], std::memory_order_relaxed);
+        c.records_dropped.fetch_add(outcome.dropped[0], std::memory_order_relaxed);
+        c.raw_events_dropped.fetch_add(outcome.dropped[1], std::memory_order_relaxed);
+    }
+    c.records_dropped.fetch_add(cd.lost_paired, std::memory_order_relaxed);
+    c.raw_events_dropped.fetch_add(cd.lost_raw, std::memory_order_relaxed);
+    c.events_received.fetch_add(tally.received, std::memory_order_relaxed);
+    c.lines_malformed.fetch_add(tally.malformed, std::memory_order_relaxed);
+    c.kernel_reported_drops.fetch_add(tally.kernel_drops, std::memory_order_relaxed);
+    c.events_other_process.fetch_add(tally.other_process, std::memory_order_relaxed);
+    publish_pairing_counters(stream);
+}
+
+} // namespace rocprofiler::kfd::delivery
