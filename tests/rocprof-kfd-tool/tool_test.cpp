@@ -343,7 +343,7 @@ TEST(tool, unusable_output_directory_is_one_line_and_harms_nothing)
     spit(dir.file("plain-file"), "x");
     std::string bad = dir.file("plain-file/sub");
     auto        run = run_program({"/bin/sh", "-c", "exit 7"},
-                                  {{"LD_PRELOAD", std::string(emulator_library()) + " " + tool_library()},
+                                  {{"LD_PRELOAD", tool_preload()},
                                    {"KFD_EMULATOR_LOG", bundled("streaming-1gpu-6.13.log")},
                                    {"ROCPROF_KFD_OUTPUT_DIRECTORY", bad}});
     EXPECT_EQ(run.exit_code, 7) << run.out;
@@ -366,7 +366,7 @@ TEST(tool, killed_run_is_repaired_into_valid_documents)
     scratch     dir;
     std::string out = dir.file("out");
     auto        run = run_program({KFD_TOOL_TEST_DIE_APP},
-                                  {{"LD_PRELOAD", std::string(emulator_library()) + " " + tool_library()},
+                                  {{"LD_PRELOAD", tool_preload()},
                                    {"KFD_EMULATOR_LOG", keep_times_copy(log, dir.path)},
                                    {"ROCPROF_KFD_OUTPUT_DIRECTORY", out},
                                    {"ROCPROF_KFD_OUTPUT_FORMAT", all_formats},
