@@ -65,7 +65,8 @@ loss_tool=$(find "$work/cmake-build" -name libloss-accounting-sample-tool.so | h
 preload=$(ROCPROF_KFD_TOOL_LIBRARY=$loss_tool LD_PRELOAD= "$prefix/bin/rocprof-kfd" \
           --emulate "$prefix/share/rocprofiler-sdk/kfd-logs/managed-2gpu-6.13.log" -d "$work/out" \
           -- /usr/bin/printenv LD_PRELOAD 2>/dev/null | grep rocprofiler-sdk-kfd-emulator)
-expected="$prefix/lib/rocprofiler-sdk/librocprofiler-sdk-kfd-emulator.so:$prefix/lib/librocprofiler-sdk.so.0"
+# (A sanitizer build of the command puts the runtime it runs with first.)
+expected="${runtime:+$runtime:}$prefix/lib/rocprofiler-sdk/librocprofiler-sdk-kfd-emulator.so:$prefix/lib/librocprofiler-sdk.so.0"
 [ "$preload" = "$expected" ] || { echo "installed rocprof-kfd preloads '$preload', not '$expected'"; exit 1; }
 out=$(ROCPROF_KFD_TOOL_LIBRARY=$loss_tool ROCPROFILER_LOG_LEVEL=none "$prefix/bin/rocprof-kfd" \
       --emulate "$prefix/share/rocprofiler-sdk/kfd-logs/managed-2gpu-6.13.log" -d "$work/out")

@@ -88,6 +88,46 @@ appended(const std::string& list, const std::string& entry)
     return kept.empty() ? entry : kept + ":" + entry;
 }
 
+bool
+is_sanitizer_runtime(const std::string& path)
+{
+    auto        slash = path.rfind('/');
+    std::string base  = slash == std::string::npos ? path : path.substr(slash + 1);
+    for(const char* prefix : {"libasan.so", "libtsan.so", "libclang_rt.asan", "libclang_rt.tsan"})
+        if(base.rfind(prefix, 0) == 0) return true;
+    return false;
+}
+
+std::string
+program_preload(const std::string& user_preload, const libraries& libs, bool emulate)
+{
+    // ld.so separates LD_PRELOAD entries by ':' or ' '. A runtime the user preloads is moved
+    // to the front, where it has to be (an emulator put before it would make ASan refuse to
+    // start their sanitized program); the other entries keep their order.
+    std::string runtimes, rest, word;
+    for(size_t i = 0; i <= user_preload.size(); ++i)
+    {
+        char c = i < user_preload.size() ? user_preload[i] : ':';
+        if(c != ':' && c != ' ')
+        {
+            word.push_back(c);
+            continue;
+        }
+        std::string& list = is_sanitizer_runtime(word) ? runtimes : rest;
+        list              = appended(list, word);
+        word.clear();
+    }
+    if(runtimes.empty())
+    {
+        runtimes = libs.sanitizer_runtime;
+        rest     = user_preload; // untouched, separators included
+    }
+    std::string preload = runtimes;
+    if(emulate) preload = appended(preload, libs.emulator);
+    preload = appended(preload, rest);
+    return appended(preload, libs.sdk);
+}
+
 void
 env_unset(env_list& env, const std::string& name)
 {
@@ -106,13 +146,10 @@ program_environment(const options& opts, const env_list& current, const librarie
 {
     env_list env = current;
 
-    // The emulator first, so that its open/ioctl/read interpose everything after it; the
-    // user's own preloads next, as they were; the SDK last.
-    std::string preload = env_get(env, "LD_PRELOAD");
-    preload             = appended(preload, libs.sdk);
-    if(!opts.emulate_log.empty())
-        preload = preload.empty() ? libs.emulator : libs.emulator + ":" + preload;
-    env_set(env, "LD_PRELOAD", preload);
+    // The emulator before the user's preloads, so that its open/ioctl/read interpose
+    // everything after it; only a sanitizer runtime comes before it.
+    env_set(env, "LD_PRELOAD",
+            program_preload(env_get(env, "LD_PRELOAD"), libs, !opts.emulate_log.empty()));
     env_set(env, "ROCP_TOOL_LIBRARIES", appended(env_get(env, "ROCP_TOOL_LIBRARIES"), libs.tool));
 
     env_set(env, "ROCPROF_KFD_OUTPUT_DIRECTORY",

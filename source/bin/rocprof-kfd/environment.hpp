@@ -22,7 +22,18 @@ struct libraries
     std::string sdk;      // librocprofiler-sdk.so
     std::string tool;     // the bundled tool, librocprofiler-sdk-tool-kfd.so
     std::string emulator; // the KFD emulator; used only with --emulate
+    // The ASan/TSan runtime this command runs with ("" in a normal build): a sanitizer
+    // build's SDK, tool and emulator need it as the first library of the program.
+    std::string sanitizer_runtime;
 };
+
+// Whether path names a shared ASan or TSan runtime (gcc's libasan.so/libtsan.so, clang's
+// libclang_rt.asan/tsan), which refuses to start unless it is the first library loaded.
+bool is_sanitizer_runtime(const std::string& path);
+
+// The program's LD_PRELOAD: sanitizer runtimes first (the user's own, else the command's),
+// then the emulator (with emulate), then the rest of the user's value as it was, the SDK last.
+std::string program_preload(const std::string& user_preload, const libraries& libs, bool emulate);
 
 // The tool's default output directory (the same as the tool's own default).
 const char* default_output_directory();

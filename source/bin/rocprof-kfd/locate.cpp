@@ -3,6 +3,7 @@
 
 #include "environment.hpp"
 
+#include <link.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -96,6 +97,21 @@ emulator_place()
                                      "/rocprofiler-sdk/librocprofiler-sdk-kfd-emulator.so",
                                      ROCPROF_KFD_BUILD_EMULATOR};
     return place;
+}
+
+std::string
+loaded_sanitizer_runtime()
+{
+    std::string found;
+    dl_iterate_phdr(
+        [](dl_phdr_info* info, size_t, void* data) -> int
+        {
+            if(info->dlpi_name == nullptr || !is_sanitizer_runtime(info->dlpi_name)) return 0;
+            *static_cast<std::string*>(data) = info->dlpi_name;
+            return 1;
+        },
+        &found);
+    return found;
 }
 
 std::string

@@ -28,6 +28,10 @@ const library_place& sdk_place();
 const library_place& tool_place();
 const library_place& emulator_place();
 
+// The shared ASan/TSan runtime loaded in this process (a sanitizer build of the command),
+// or "" (a normal build, or a runtime linked statically, as clang does by default).
+std::string loaded_sanitizer_runtime();
+
 // rocprof-kfd-<name> next to the running command, or "" if there is none.
 std::string find_subcommand(const std::string& name);
 } // namespace rocprof_kfd

@@ -115,6 +115,7 @@ find_libraries(const options& opts, libraries& libs, std::string& message)
         message += std::string{"; set "} + w.place.override_name + ")";
         return false;
     }
+    libs.sanitizer_runtime = loaded_sanitizer_runtime();
     return true;
 }
 

@@ -97,31 +97,37 @@ const char* const annotation_names[] = {
     "prefetch_node", "preferred_node", "trigger",    "rescheduled"};
 
 // Every slice name the records can have with in-range triggers: iid = index + 1.
+std::vector<std::string>
+all_slice_names()
+{
+    std::vector<std::string> v;
+    record                   r = {};
+    r.operation                = ROCPROFILER_PAGE_MIGRATION_PAGE_FAULT;
+    for(int rf = 0; rf < 2; ++rf)
+        for(int mg = 0; mg < 2; ++mg)
+        {
+            r.page_fault.read_fault = rf;
+            r.page_fault.migrated   = mg;
+            v.push_back(slice_name(r));
+        }
+    const int last[] = {0, 3, 0, 5, 2};
+    for(int op : {1, 3, 4})
+        for(int t = -1; t <= last[op]; ++t)
+            v.push_back(std::string(op == 1   ? "migrate"
+                                    : op == 3 ? "queue suspend"
+                                              : "unmap") +
+                        " (" + trigger_name(op, t) + ")");
+    return v;
+}
+
+// Never destroyed: the SDK's callback thread can still deliver records while exit() runs the
+// tool library's static destructors (ASan saw write() read the freed vector on that thread).
 const std::vector<std::string>&
 interned_slice_names()
 {
-    static const std::vector<std::string> names = []
-    {
-        std::vector<std::string> v;
-        record                   r = {};
-        r.operation                = ROCPROFILER_PAGE_MIGRATION_PAGE_FAULT;
-        for(int rf = 0; rf < 2; ++rf)
-            for(int mg = 0; mg < 2; ++mg)
-            {
-                r.page_fault.read_fault = rf;
-                r.page_fault.migrated   = mg;
-                v.push_back(slice_name(r));
-            }
-        const int last[] = {0, 3, 0, 5, 2};
-        for(int op : {1, 3, 4})
-            for(int t = -1; t <= last[op]; ++t)
-                v.push_back(std::string(op == 1   ? "migrate"
-                                        : op == 3 ? "queue suspend"
-                                                  : "unmap") +
-                            " (" + trigger_name(op, t) + ")");
-        return v;
-    }();
-    return names;
+    static const std::vector<std::string>* const names =
+        new std::vector<std::string>(all_slice_names());
+    return *names;
 }
 
 uint64_t

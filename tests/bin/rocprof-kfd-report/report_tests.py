@@ -598,12 +598,21 @@ def case_render(args):
             shutil.copyfile(png, args.screenshot_out)
 
 
+def sanitizer_runtime(library):
+    """The ASan/TSan runtime a sanitizer build's library needs ("" in a normal build): it must
+    come first in LD_PRELOAD, or the runtime refuses to start the program."""
+    listing = subprocess.run(["ldd", library], capture_output=True, text=True).stdout
+    found = re.search(r"=>\s*(\S*lib(?:asan|tsan)\.so\S*)", listing)
+    return found.group(1) if found else ""
+
+
 def case_tool_replay(args):
     log = os.path.join(args.logs, "mixed-4gpu-6.0.log")
     expect = os.path.join(args.logs, "mixed-4gpu-6.0.expect.csv")
     out_dir = os.path.join(args.work, "tool-replay")
     shutil.rmtree(out_dir, ignore_errors=True)
-    env = dict(os.environ, LD_PRELOAD=f"{args.emulator} {args.tool}", KFD_EMULATOR_LOG=log,
+    preload = " ".join(p for p in (sanitizer_runtime(args.emulator), args.emulator, args.tool) if p)
+    env = dict(os.environ, LD_PRELOAD=preload, KFD_EMULATOR_LOG=log,
                ROCPROF_KFD_OUTPUT_DIRECTORY=out_dir, ROCPROF_KFD_SUMMARY_STDERR="0",
                ROCPROF_KFD_OUTPUT_FORMAT="summary")
     r = subprocess.run(["/bin/true"], env=env, capture_output=True, text=True, timeout=120)

@@ -1,5 +1,6 @@
 // MIT License - see LICENSE.
 #include "cli_support.hpp"
+#include "sanitizer.hpp"
 
 #include <fcntl.h>
 #include <sys/ioctl.h>
@@ -26,6 +27,15 @@ c_strings(const std::vector<std::string>& words)
     out.push_back(nullptr);
     return out;
 }
+// The environment given, plus this process's sanitizer options (a sanitizer build's children
+// report as ctest asked this test to).
+env_list
+with_sanitizer_options(env_list env)
+{
+    for(const auto& [name, value] : test_sanitizer::option_variables())
+        env.push_back(name + "=" + value);
+    return env;
+}
 } // namespace
 
 scratch::scratch()
@@ -51,9 +61,10 @@ start_with(const std::vector<std::string>& argv, const env_list& env, const scra
 {
     static int serial = 0;
     running    r;
-    r.out_path = dir.file("run" + std::to_string(++serial) + ".out");
-    r.err_path = dir.file("run" + std::to_string(serial) + ".err");
-    int gate[2];
+    r.out_path               = dir.file("run" + std::to_string(++serial) + ".out");
+    r.err_path               = dir.file("run" + std::to_string(serial) + ".err");
+    const env_list child_env = with_sanitizer_options(env);
+    int            gate[2];
     if(pipe(gate) != 0) return r;
     r.pid = fork();
     if(r.pid == 0)
@@ -73,7 +84,7 @@ start_with(const std::vector<std::string>& argv, const env_list& env, const scra
         for(int fd : {out, err, gate[0], gate[1]})
             if(fd > 3) close(fd);
         auto args = c_strings(argv);
-        auto envp = c_strings(env);
+        auto envp = c_strings(child_env);
         execve(args[0], args.data(), envp.data());
         _exit(126);
     }

@@ -6,6 +6,7 @@
 // rocprof-kfd-gen's --expect oracle). The bundled tool is replaced by a stand-in
 // (ROCPROF_KFD_TOOL_LIBRARY) that records the variables it sees.
 #include "cli_support.hpp"
+#include "sanitizer.hpp"
 
 #include <gtest/gtest.h>
 
@@ -222,7 +223,8 @@ TEST(CliEnvironment, UsersPreloadsAndToolsStillWork)
 {
     scratch dir;
     auto    env = base_env(dir);
-    env.push_back("LD_PRELOAD=" + preload);
+    // (In a sanitizer build, after the runtime: the sanitized preload needs it first.)
+    env.push_back("LD_PRELOAD=" + test_sanitizer::preload(preload));
     env.push_back("ROCP_TOOL_LIBRARIES=" + user_tool);
     env.push_back("CLI_TEST_PRELOAD_OUT=" + dir.file("preload.txt"));
     env.push_back("CLI_TEST_USER_OUT=" + dir.file("user.txt"));
@@ -233,7 +235,7 @@ TEST(CliEnvironment, UsersPreloadsAndToolsStillWork)
     auto seen = lines_of(read_file(out));
     // Appended, never replaced.
     auto preload_value = value_in(seen, "LD_PRELOAD");
-    EXPECT_EQ(preload_value.rfind(preload + ":", 0), 0u) << preload_value;
+    EXPECT_EQ(preload_value.rfind(test_sanitizer::preload(preload) + ":", 0), 0u) << preload_value;
     EXPECT_NE(preload_value.find("librocprofiler-sdk.so"), std::string::npos) << preload_value;
     EXPECT_EQ(value_in(seen, "ROCP_TOOL_LIBRARIES"), user_tool + ":" + stand_in);
     EXPECT_EQ(value_in(seen, "MY_SETTING"), "kept as is");

@@ -123,6 +123,27 @@ TEST(CliEmulate, ReplayUnderAProgramKeepsItsStatus)
     EXPECT_EQ(received(dir.file("user.txt")), g.expected);
 }
 
+// A user tracing their own ASan program preloads the runtime, as ASan asks of anything run
+// with LD_PRELOAD (gcc's shared runtime refuses to start when another library comes first);
+// the emulator must not be put before it.
+TEST(CliEmulate, ReplayIntoAUsersSanitizedProgram)
+{
+#if defined(ASAN_TEST_PROGRAM) && defined(ASAN_RUNTIME)
+    scratch dir;
+    auto g = generate(dir, {"--scenario", "mixed", "--gpus", "2", "--events", "300", "--seed", "14",
+                            "--era", "6.13"});
+    auto env = env_with_user_tool(dir);
+    env.push_back(std::string{"LD_PRELOAD="} + ASAN_RUNTIME);
+    auto r = run(
+        {command, "--emulate", g.log, "-d", dir.file("o"), "--", ASAN_TEST_PROGRAM, "exit", "9"},
+        env);
+    EXPECT_EQ(r.status, 9) << r.err;
+    EXPECT_EQ(received(dir.file("user.txt")), g.expected);
+#else
+    GTEST_SKIP() << "needs gcc's shared ASan runtime (libasan.so), which this compiler lacks";
+#endif
+}
+
 TEST(CliEmulate, BundledDemoWorkloadDeliversEveryRecord)
 {
     scratch dir;

@@ -68,6 +68,45 @@ TEST(Environment, EmulatorPreloadedFirst)
     EXPECT_EQ(env_get(env_for({"--emulate", "w.log"}), "LD_PRELOAD"), "/l/emu.so:/l/libsdk.so.0");
 }
 
+// ASan and TSan refuse to start (gcc's shared runtime: "ASan runtime does not come first in
+// initial library list") unless their runtime is the first library of the process.
+TEST(Environment, SanitizerRuntimeOfTheUserStaysFirst)
+{
+    // A user tracing their own ASan program preloads the runtime, as ASan asks; the emulator
+    // must not be put before it.
+    auto env = env_for({"--emulate", "w.log", "p"},
+                       {"LD_PRELOAD=/usr/lib/gcc/x86_64-linux-gnu/12/libasan.so /u/a.so"});
+    EXPECT_EQ(env_get(env, "LD_PRELOAD"),
+              "/usr/lib/gcc/x86_64-linux-gnu/12/libasan.so:/l/emu.so:/u/a.so:/l/libsdk.so.0");
+    // Wherever it was in the list; clang's runtime and TSan's too; the others keep their order.
+    env = env_for({"--emulate", "w.log", "p"},
+                  {"LD_PRELOAD=/u/a.so:/r/libclang_rt.asan-x86_64.so /u/b.so"});
+    EXPECT_EQ(env_get(env, "LD_PRELOAD"),
+              "/r/libclang_rt.asan-x86_64.so:/l/emu.so:/u/a.so:/u/b.so:/l/libsdk.so.0");
+    env = env_for({"p"}, {"LD_PRELOAD=libtsan.so.2"});
+    EXPECT_EQ(env_get(env, "LD_PRELOAD"), "libtsan.so.2:/l/libsdk.so.0");
+    // Not a runtime: a library whose name only contains one.
+    env = env_for({"p"}, {"LD_PRELOAD=/u/mylibasan.so"});
+    EXPECT_EQ(env_get(env, "LD_PRELOAD"), "/u/mylibasan.so:/l/libsdk.so.0");
+}
+
+TEST(Environment, SanitizedCommandPutsItsRuntimeFirst)
+{
+    // A sanitizer build of the command finds a sanitizer build of the SDK, tool and emulator,
+    // which need the runtime it runs with in front of them.
+    libraries sanitized         = libs;
+    sanitized.sanitizer_runtime = "/r/libasan.so.8";
+    auto parsed                 = parse_command_line({"--emulate", "w.log", "p"});
+    auto env = program_environment(parsed.opts, {"LD_PRELOAD=/u/a.so /u/b.so"}, sanitized);
+    EXPECT_EQ(env_get(env, "LD_PRELOAD"),
+              "/r/libasan.so.8:/l/emu.so:/u/a.so /u/b.so:/l/libsdk.so.0");
+    env = program_environment(parse_command_line({"p"}).opts, {}, sanitized);
+    EXPECT_EQ(env_get(env, "LD_PRELOAD"), "/r/libasan.so.8:/l/libsdk.so.0");
+    // The user's runtime wins: one runtime only.
+    env = program_environment(parsed.opts, {"LD_PRELOAD=/u/libasan.so"}, sanitized);
+    EXPECT_EQ(env_get(env, "LD_PRELOAD"), "/u/libasan.so:/l/emu.so:/l/libsdk.so.0");
+}
+
 TEST(Environment, EveryOptionReachesTheTool)
 {
     auto env = env_for({"-d", "out/%hostname%-%rank%", "-o", "run_%pid%", "--output-format",

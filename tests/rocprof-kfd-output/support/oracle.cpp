@@ -1,5 +1,6 @@
 // MIT License - see LICENSE.
 #include "oracle.hpp"
+#include "sanitizer.hpp"
 
 #include <nlohmann/json.hpp>
 #include <sqlite3.h>
@@ -921,13 +922,19 @@ run_program(const std::vector<std::string>&                         argv,
     return result;
 }
 
+std::string
+tool_preload()
+{
+    return test_sanitizer::preload(std::string(emulator_library()) + " " + tool_library());
+}
+
 run_result
 replay_with_tool(const std::string&                                      log,
                  const std::vector<std::pair<std::string, std::string>>& env,
                  const std::string&                                      program)
 {
     auto all = env;
-    all.emplace_back("LD_PRELOAD", std::string(emulator_library()) + " " + tool_library());
+    all.emplace_back("LD_PRELOAD", tool_preload());
     all.emplace_back("KFD_EMULATOR_LOG", log);
     return run_program({program}, all);
 }

@@ -113,6 +113,9 @@ run_result replay_with_tool(const std::string&                                  
 
 const char* emulator_library();
 const char* tool_library();
+// The LD_PRELOAD value of a replay: the emulator and the tool, after the sanitizer runtime
+// in a sanitizer build (which refuses to start otherwise).
+std::string tool_preload();
 const char* generator_program();
 const char* merge_program();
 const char* logs_dir();
