@@ -6,6 +6,7 @@
 #include "config.hpp"
 #include "line_format.hpp"
 #include "line_reader.hpp"
+#include "pacing.hpp"
 #include "stats_json.hpp"
 
 #include <gtest/gtest.h>
@@ -25,6 +26,22 @@ using namespace kfd_emu;
 
 namespace
 {
+// --- pacing ------------------------------------------------------------------------------
+
+TEST(Pacing, ALateProducerMovesItsScheduleBeyondTheLagItMayKeep)
+{
+    using namespace std::chrono_literals;
+    auto due = std::chrono::steady_clock::time_point{} + 1s;
+    EXPECT_EQ(schedule_slip(due, due - 5ms).count(), 0); // early: waits, nothing moves
+    EXPECT_EQ(schedule_slip(due, due).count(), 0);
+    EXPECT_EQ(schedule_slip(due, due + max_schedule_lag).count(), 0); // within the lag
+    EXPECT_EQ(schedule_slip(due, due + max_schedule_lag + 1ns).count(), 1);
+    // 3 ms late: moved by all but the lag it may keep, so at most 100 us of events (20 at
+    // 200k/s) go out back to back.
+    EXPECT_EQ(schedule_slip(due, due + 3ms), 3ms - max_schedule_lag);
+    EXPECT_EQ(schedule_slip(due, due + 3ms, 0ns), 3ms);
+}
+
 // --- byte_fifo ---------------------------------------------------------------------------
 
 TEST(ByteFifo, QueuesWholeMessagesOnly)

@@ -5,6 +5,7 @@
 #include "delivery.hpp"
 #include "fd_table.hpp"
 #include "line_reader.hpp"
+#include "pacing.hpp"
 #include "real_libc.hpp"
 
 #include <fcntl.h>
@@ -169,8 +170,14 @@ produce(emulator& emu, session& s)
         if(cfg.pace == pace_kind::realtime || cfg.pace == pace_kind::rate)
         {
             previous = schedule_of(cfg, c.event, produced, start, previous);
-            if(previous > steady::now())
-                wait_in_batch([&] { wait_for_schedule(emu, s, lock, previous); });
+            auto now = steady::now();
+            if(previous != steady::time_point::max())
+                if(auto slip = schedule_slip(previous, now); slip.count() > 0)
+                {
+                    start += slip; // late: the schedule moves, no burst (pacing.hpp)
+                    previous += slip;
+                }
+            if(previous > now) wait_in_batch([&] { wait_for_schedule(emu, s, lock, previous); });
         }
         // The mask wait is checked under the lock that delivers: the event sees the masks
         // the wait saw (a mask write wakes the cv; the batch so far is visible meanwhile).
