@@ -42,8 +42,9 @@ enum class number_path
 // line, plus the longest read past its end (an 8-byte word at the end of the line; a
 // number's later words end inside it), rounded up to whole 16-byte blocks.
 constexpr size_t masked_line_max   = 128;
+constexpr size_t masked_narrow_max = 63; // the 64-bit-mask instance (see digits_at)
 constexpr size_t padded_line_bytes = masked_line_max + 32;
-// One bit per byte of the line: 64 bits for lines of at most 64 bytes (most lines: the
+// One bit per byte of the line: 64 bits for lines of at most 63 bytes (most lines: the
 // cheaper instance), 128 for the longer ones.
 using wide_mask = unsigned __int128;
 
@@ -370,12 +371,15 @@ load8_padded(const char* p)
     return word;
 }
 
-// Digits in a row at the cursor, from a mask (bits past the line are 0).
+// Digits in a row at the cursor, from a mask (bits past the line are 0). The 64-bit instance
+// takes lines of at most 63 bytes (masked_narrow_max): the position is at most 63 and bit 63
+// is past the line's end, so the shift is defined and `rest` is never 0 (one shift, one
+// count, no branch).
 KFD_PARSER_INLINE unsigned
 digits_at(uint64_t mask, size_t position)
 {
-    const uint64_t rest = position < 64 ? ~(mask >> position) : ~uint64_t{0};
-    return rest == 0 ? 64u : static_cast<unsigned>(__builtin_ctzll(rest));
+    const uint64_t rest = ~mask >> position;
+    return static_cast<unsigned>(__builtin_ctzll(rest));
 }
 
 KFD_PARSER_INLINE unsigned
@@ -808,7 +812,7 @@ parse_line_with(std::string_view line, event& out) noexcept
 
 #if defined(__SSE2__)
 // Lines of 16 to masked_line_max bytes (every kernel line but the shortest): the masked
-// instances, with a 64-bit mask up to 64 bytes and a 128-bit one above.
+// instances, with a 64-bit mask up to 63 bytes and a 128-bit one above.
 template <typename Mask>
 __attribute__((noinline)) parse_result
 parse_line_masked(std::string_view line, event& out) noexcept
@@ -826,8 +830,9 @@ parse_result
 parse_line(std::string_view line, event& out) noexcept
 {
 #if defined(__SSE2__)
-    if(line.size() >= 16 && line.size() <= 64) return parse_line_masked<uint64_t>(line, out);
-    if(line.size() > 64 && line.size() <= masked_line_max)
+    if(line.size() >= 16 && line.size() <= masked_narrow_max)
+        return parse_line_masked<uint64_t>(line, out);
+    if(line.size() > masked_narrow_max && line.size() <= masked_line_max)
         return parse_line_masked<wide_mask>(line, out);
 #endif
     return parse_line_with<number_path::swar>(line, out);
