@@ -275,9 +275,17 @@ hex_value_of(uint64_t word, uint64_t letters, unsigned n)
 {
     uint64_t x = (word & (ones * 0x0F)) + (letters >> 7) * 9; // nibbles, first byte first
     x <<= 8 * (8 - n);                                        // later bytes shifted out
-    x = ((x << 4) | (x >> 8)) & 0x00FF00FF00FF00FFull;        // pairs of nibbles
-    x = ((x << 8) | (x >> 16)) & 0x0000FFFF0000FFFFull;
-    return ((x << 16) | (x >> 32)) & 0xFFFFFFFFull;
+    // Pairs of nibbles into the even bytes P0..P3 (P0 the most significant): each byte is
+    // 16 * nibble + the next one <= 255, so no carry crosses a byte; the odd bytes are
+    // never read again.
+    x = (x << 4) + (x >> 8);
+    // P0 P1 P2 P3 into one 32-bit value with two independent multiplies: P0 and P2 land at
+    // bits 56 and 40, P1 and P3 at 48 and 32; what lands below bit 32 (P0 << 8, P1) is
+    // under 2^16 and shifted out, what lands above 63 is cut by the 64-bit product.
+    const uint64_t even = x & 0x000000FF000000FFull;         // P0, P2
+    const uint64_t odd  = (x >> 16) & 0x000000FF000000FFull; // P1, P3
+    return (even * ((uint64_t{1} << 56) + (uint64_t{1} << 8)) + odd * ((uint64_t{1} << 48) + 1)) >>
+           32;
 }
 
 template <class C>
