@@ -68,6 +68,13 @@ template <number_path P, typename Mask = uint64_t> struct cursor_of
     KFD_PARSER_INLINE bool   at_end() const { return position >= text.size(); }
     KFD_PARSER_INLINE char   peek() const { return at_end() ? '\0' : text[position]; }
     KFD_PARSER_INLINE size_t remaining() const { return text.size() - position; }
+    // The bytes from the cursor to the line's end. Built by hand: `text.substr` is an
+    // out-of-line call on `&text`, which made the whole cursor live in memory (a store of
+    // the position after every field and separator).
+    KFD_PARSER_INLINE std::string_view rest() const
+    {
+        return std::string_view{text.data() + position, text.size() - position};
+    }
 
     // Consumes `c` (never NUL) when it is the next byte. The padded copy reads NUL past the
     // line's end, which never matches.
@@ -537,7 +544,7 @@ template <class C>
 KFD_PARSER_INLINE bool
 read_text_to_end(C& c, event& ev)
 {
-    const std::string_view rest = c.text.substr(c.position);
+    const std::string_view rest = c.rest();
     if(rest.find('\0') != std::string_view::npos) return false;
     ev.text_offset = static_cast<uint16_t>(c.position);
     ev.text_length = static_cast<uint16_t>(rest.size());
@@ -677,7 +684,7 @@ KFD_PARSER_INLINE bool
 parse_id14(C& c, event& ev)
 {
     if(!read_profiler_header(c, ev)) return false;
-    const std::string_view token          = c.text.substr(c.position);
+    const std::string_view token          = c.rest();
     bool                   has_hex_letter = false;
     for(char ch : token)
     {
