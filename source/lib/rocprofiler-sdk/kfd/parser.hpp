@@ -140,6 +140,15 @@ enum class parse_result
 // of the other paths (each path is its own template instance).
 parse_result parse_line(std::string_view line, event& out) noexcept;
 
+// parse_line picks, once per process, the SSSE3 instance when the CPU has SSSE3 (numbers of
+// up to 16 digits converted with pshufb + pmaddubsw, no branch on their length), else the
+// SSE2 one. Both are exported so that the tests run each whatever the CPU:
+// parse_line_ssse3 is the SSSE3 path (the SSE2 one when the CPU lacks SSSE3, see
+// parse_line_has_ssse3), parse_line_sse2 the SSE2 path with SWAR conversion.
+parse_result parse_line_ssse3(std::string_view line, event& out) noexcept;
+parse_result parse_line_sse2(std::string_view line, event& out) noexcept;
+bool         parse_line_has_ssse3() noexcept;
+
 // The twins of parse_line that the tests run on the same inputs and compare (same contract
 // and results): numbers read eight bytes at a time, classifying each word (no SIMD), and
 // byte at a time (the plain reference).
