@@ -961,7 +961,9 @@ cpu_has_ssse3() noexcept
     return __builtin_cpu_supports("ssse3");
 }
 
-// Read once, at load time: the CPU does not change under the process.
+// Read once, at load time: the CPU does not change under the process. (A call from another
+// library's static initializer that runs before this one reads false: the SSE2 path, which
+// gives the same results.)
 const bool has_ssse3 = cpu_has_ssse3();
 
 bool
