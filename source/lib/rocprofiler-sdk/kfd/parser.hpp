@@ -135,8 +135,9 @@ enum class parse_result
 // A line of 16 to 128 bytes (every kernel line but the shortest) is classified at once
 // (SSE2: bitmaps of its hex and decimal digits) and copied into a zero-padded local block, so
 // that each number's length is one count-trailing-zeros and every number and separator is
-// read with plain loads (no end checks); numbers are converted eight bytes at a time (SWAR).
-// Other lengths (or no SSE2) take parse_line_swar's path. The hot instance carries no code
+// read with plain loads (no end checks); numbers are converted with SSSE3 when the CPU has it
+// (see parse_line_ssse3), else eight bytes at a time (SWAR). Other lengths (or no SSE2) take
+// parse_line_swar's path. The hot instance carries no code
 // of the other paths (each path is its own template instance).
 parse_result parse_line(std::string_view line, event& out) noexcept;
 
