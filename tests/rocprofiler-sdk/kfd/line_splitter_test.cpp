@@ -258,3 +258,43 @@ TEST(kfd_line_splitter, callback_may_reset)
     EXPECT_EQ(lines, (lines_t{"9 1 -2 1 0", "next"}));
     EXPECT_EQ(splitter.pending(), 0u);
 }
+
+// A long stream (newlines at every offset of the splitter's 64-byte windows, runs of empty
+// lines, lines of 0 to 150 bytes) fed whole and in reads of every size from 1 to 130 bytes:
+// the lines are those of a plain search for '\n' in the whole stream (each read's last
+// partial line carried to the next read).
+TEST(kfd_line_splitter, long_stream_in_reads_of_every_size)
+{
+    std::string stream;
+    unsigned    state = 12345;
+    for(int i = 0; i < 400; ++i)
+    {
+        state               = state * 1103515245u + 12345u;
+        const size_t length = (state >> 16) % 151;
+        for(size_t j = 0; j < length; ++j)
+            stream += static_cast<char>('a' + (j + i) % 26);
+        stream += '\n';
+        if(i % 37 == 0) stream += "\n\n\n";
+    }
+    lines_t expected;
+    for(size_t from = 0; from < stream.size();)
+    {
+        const size_t newline = stream.find('\n', from);
+        expected.push_back(stream.substr(from, newline - from));
+        from = newline + 1;
+    }
+    ASSERT_GT(expected.size(), 400u);
+    for(size_t read = 1; read <= 130; ++read)
+    {
+        line_splitter splitter;
+        lines_t       lines;
+        for(size_t at = 0; at < stream.size(); at += read)
+            feed_into(splitter, std::string_view{stream}.substr(at, read), lines);
+        EXPECT_EQ(lines, expected) << "reads of " << read << " bytes";
+        EXPECT_EQ(splitter.pending(), 0u);
+    }
+    line_splitter splitter;
+    lines_t       lines;
+    feed_into(splitter, stream, lines);
+    EXPECT_EQ(lines, expected);
+}

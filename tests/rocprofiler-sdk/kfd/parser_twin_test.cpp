@@ -1,8 +1,9 @@
 // MIT License - see LICENSE.
 //
 // parse_line classifies a line of 16 to 128 bytes at once (SIMD bitmaps, a zero-padded
-// copy) and converts numbers eight bytes at a time (SWAR); parse_line_swar classifies eight
-// bytes at a time; parse_line_scalar reads a byte at a time. All three must agree on every input,
+// copy) and converts numbers with SSSE3 (parse_line_ssse3) when the CPU has it, else eight
+// bytes at a time (SWAR, parse_line_sse2); parse_line_swar classifies eight bytes at a time;
+// parse_line_scalar reads a byte at a time. All of them must agree on every input,
 // valid or not: the bundled logs of every scenario and era, and systematic mutations of one line of
 // every format (each byte replaced by a tricky byte, deleted, duplicated; every truncation; numbers
 // of 0 to 24 digits in every numeric field, around the overflow and overlong limits).
@@ -20,7 +21,10 @@
 using namespace std::literals;
 using rocprofiler::kfd::event;
 using rocprofiler::kfd::parse_line;
+using rocprofiler::kfd::parse_line_has_ssse3;
 using rocprofiler::kfd::parse_line_scalar;
+using rocprofiler::kfd::parse_line_sse2;
+using rocprofiler::kfd::parse_line_ssse3;
 using rocprofiler::kfd::parse_line_swar;
 using rocprofiler::kfd::parse_result;
 
@@ -69,17 +73,23 @@ struct twin_checker
 
     void check(std::string_view line)
     {
-        event      fast{}, swar{}, scalar{};
-        const auto a = parse_line(line, fast);
-        const auto w = parse_line_swar(line, swar);
-        const auto b = parse_line_scalar(line, scalar);
+        event      fast{}, ssse3{}, sse2{}, swar{}, scalar{};
+        const auto a  = parse_line(line, fast);
+        const auto s3 = parse_line_ssse3(line, ssse3);
+        const auto s2 = parse_line_sse2(line, sse2);
+        const auto w  = parse_line_swar(line, swar);
+        const auto b  = parse_line_scalar(line, scalar);
         ++checked;
         ok += a == parse_result::ok;
-        if(a == b && w == b && same_event(fast, scalar) && same_event(swar, scalar)) return;
+        if(a == b && s3 == b && s2 == b && w == b && same_event(fast, scalar) &&
+           same_event(ssse3, scalar) && same_event(sse2, scalar) && same_event(swar, scalar))
+            return;
         if(++disagreed <= 10)
             ADD_FAILURE() << "the parsers disagree on [" << printable(line)
-                          << "]: " << static_cast<int>(a) << " (masked), " << static_cast<int>(w)
-                          << " (SWAR) vs " << static_cast<int>(b) << " (scalar)";
+                          << "]: " << static_cast<int>(a) << " (parse_line), "
+                          << static_cast<int>(s3) << " (SSSE3), " << static_cast<int>(s2)
+                          << " (SSE2), " << static_cast<int>(w) << " (SWAR) vs "
+                          << static_cast<int>(b) << " (scalar)";
     }
 };
 
@@ -259,6 +269,26 @@ TEST(kfd_parser_twin, lines_of_every_length)
     }
     EXPECT_EQ(twin.disagreed, 0u);
     EXPECT_GT(twin.ok, 400u);
+}
+
+// The SSSE3 path is only compared when this CPU runs it (else parse_line_ssse3 is the SSE2
+// path and the comparison above would not test it): say so instead of passing silently.
+TEST(kfd_parser_twin, the_ssse3_path_runs_here)
+{
+#if defined(__x86_64__)
+    if(!parse_line_has_ssse3())
+        GTEST_SKIP() << "this CPU has no SSSE3: only the SSE2 path is compared";
+    event a{}, b{};
+    EXPECT_EQ(parse_line_ssse3("5 14601738586508 -152990 @7f0f15200(2c02) 0->1ea0 1ea0:0 1", a),
+              parse_result::ok);
+    EXPECT_EQ(parse_line_scalar("5 14601738586508 -152990 @7f0f15200(2c02) 0->1ea0 1ea0:0 1", b),
+              parse_result::ok);
+    EXPECT_TRUE(same_event(a, b));
+    EXPECT_EQ(a.timestamp, 14601738586508u);
+    EXPECT_EQ(a.page, 0x7f0f15200u);
+#else
+    GTEST_SKIP() << "not x86-64";
+#endif
 }
 
 TEST(kfd_parser_twin, never_reads_past_the_line)

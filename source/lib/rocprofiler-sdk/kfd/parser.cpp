@@ -11,6 +11,7 @@
 
 #if defined(__SSE2__)
 #    include <emmintrin.h> // SSE2: part of every x86-64
+#    include <tmmintrin.h> // SSSE3: only in functions marked KFD_SSSE3, chosen at run time
 #endif
 
 // The readers are small and called a dozen times per line: inlined into each body parser,
@@ -33,22 +34,30 @@ constexpr size_t int32_digits = 10; // INT32_MAX has 10 digits
 // folded in at compile time: the hot instance carries no code of the others).
 enum class number_path
 {
-    masked, // lines of 16 to 128 bytes: classified at once (SSE2), SWAR conversion
-    swar,   // eight bytes at a time (other lengths, or no SSE2)
-    scalar, // a byte at a time
+    masked,       // lines of 16 to 128 bytes: classified at once (SSE2), SWAR conversion
+    masked_ssse3, // the same, numbers converted with SSSE3 (pshufb, pmaddubsw), when the CPU has it
+    swar,         // eight bytes at a time (other lengths, or no SSE2)
+    scalar,       // a byte at a time
 };
 
 // Longest line of the masked path, and the bytes of the zero-padded copy it reads from: the
 // line, plus the longest read past its end (an 8-byte word at the end of the line; a
 // number's later words end inside it), rounded up to whole 16-byte blocks.
 constexpr size_t masked_line_max   = 128;
+constexpr size_t masked_narrow_max = 63; // the 64-bit-mask instance (see digits_at)
 constexpr size_t padded_line_bytes = masked_line_max + 32;
-// One bit per byte of the line: 64 bits for lines of at most 64 bytes (most lines: the
+// One bit per byte of the line: 64 bits for lines of at most 63 bytes (most lines: the
 // cheaper instance), 128 for the longer ones.
 using wide_mask = unsigned __int128;
 
 // A read position inside one line. Every accessor checks the end first. `path` picks the
 // number readers (see number_path), which tests run on the same inputs and compare.
+constexpr bool
+is_masked(number_path p)
+{
+    return p == number_path::masked || p == number_path::masked_ssse3;
+}
+
 template <number_path P, typename Mask = uint64_t> struct cursor_of
 {
     static constexpr number_path path = P;
@@ -67,12 +76,19 @@ template <number_path P, typename Mask = uint64_t> struct cursor_of
     KFD_PARSER_INLINE bool   at_end() const { return position >= text.size(); }
     KFD_PARSER_INLINE char   peek() const { return at_end() ? '\0' : text[position]; }
     KFD_PARSER_INLINE size_t remaining() const { return text.size() - position; }
+    // The bytes from the cursor to the line's end. Built by hand: `text.substr` is an
+    // out-of-line call on `&text`, which made the whole cursor live in memory (a store of
+    // the position after every field and separator).
+    KFD_PARSER_INLINE std::string_view rest() const
+    {
+        return std::string_view{text.data() + position, text.size() - position};
+    }
 
     // Consumes `c` (never NUL) when it is the next byte. The padded copy reads NUL past the
     // line's end, which never matches.
     KFD_PARSER_INLINE bool skip(char c)
     {
-        if constexpr(P == number_path::masked)
+        if constexpr(is_masked(P))
         {
             if(padded[position] != c) return false;
         }
@@ -85,7 +101,7 @@ template <number_path P, typename Mask = uint64_t> struct cursor_of
     // Consumes `a` then `b` (neither NUL): one 2-byte compare on the padded copy.
     KFD_PARSER_INLINE bool skip2(char a, char b)
     {
-        if constexpr(P == number_path::masked)
+        if constexpr(is_masked(P))
         {
             uint16_t next = 0, want = 0;
             std::memcpy(&next, padded + position, 2);
@@ -274,9 +290,17 @@ hex_value_of(uint64_t word, uint64_t letters, unsigned n)
 {
     uint64_t x = (word & (ones * 0x0F)) + (letters >> 7) * 9; // nibbles, first byte first
     x <<= 8 * (8 - n);                                        // later bytes shifted out
-    x = ((x << 4) | (x >> 8)) & 0x00FF00FF00FF00FFull;        // pairs of nibbles
-    x = ((x << 8) | (x >> 16)) & 0x0000FFFF0000FFFFull;
-    return ((x << 16) | (x >> 32)) & 0xFFFFFFFFull;
+    // Pairs of nibbles into the even bytes P0..P3 (P0 the most significant): each byte is
+    // 16 * nibble + the next one <= 255, so no carry crosses a byte; the odd bytes are
+    // never read again.
+    x = (x << 4) + (x >> 8);
+    // P0 P1 P2 P3 into one 32-bit value with two independent multiplies: P0 and P2 land at
+    // bits 56 and 40, P1 and P3 at 48 and 32; what lands below bit 32 (P0 << 8, P1) is
+    // under 2^16 and shifted out, what lands above 63 is cut by the 64-bit product.
+    const uint64_t even = x & 0x000000FF000000FFull;         // P0, P2
+    const uint64_t odd  = (x >> 16) & 0x000000FF000000FFull; // P1, P3
+    return (even * ((uint64_t{1} << 56) + (uint64_t{1} << 8)) + odd * ((uint64_t{1} << 48) + 1)) >>
+           32;
 }
 
 template <class C>
@@ -370,12 +394,15 @@ load8_padded(const char* p)
     return word;
 }
 
-// Digits in a row at the cursor, from a mask (bits past the line are 0).
+// Digits in a row at the cursor, from a mask (bits past the line are 0). The 64-bit instance
+// takes lines of at most 63 bytes (masked_narrow_max): the position is at most 63 and bit 63
+// is past the line's end, so the shift is defined and `rest` is never 0 (one shift, one
+// count, no branch).
 KFD_PARSER_INLINE unsigned
 digits_at(uint64_t mask, size_t position)
 {
-    const uint64_t rest = position < 64 ? ~(mask >> position) : ~uint64_t{0};
-    return rest == 0 ? 64u : static_cast<unsigned>(__builtin_ctzll(rest));
+    const uint64_t rest = ~mask >> position;
+    return static_cast<unsigned>(__builtin_ctzll(rest));
 }
 
 KFD_PARSER_INLINE unsigned
@@ -436,11 +463,102 @@ read_decimal_masked(C& c, size_t max_digits, uint64_t max_value, uint64_t& value
     return v <= max_value;
 }
 
+// ---- SSSE3: a number of up to 16 digits converted in one SIMD sequence ----
+//
+// The number's digits, at most 16, are moved to the end of a 16-byte register (pshufb with
+// a per-length control that zeroes the bytes before them: leading zeros), then pairs, quads
+// and octets of digits are combined with multiply-adds. No branch on the length, no loop.
+// The code is compiled for SSSE3 only in the functions marked KFD_SSSE3, which run only when
+// the CPU has it (see parse_line); GCC inlines them only into the SSSE3 line instance.
+#if defined(__SSE2__) && defined(__GNUC__)
+#    define KFD_SSSE3 __attribute__((target("ssse3")))
+
+// right_align[n]: pshufb control that moves bytes 0..n-1 to 16-n..15 and zeroes the rest.
+struct align_table
+{
+    alignas(16) unsigned char control[17][16];
+};
+
+constexpr align_table
+make_align_table()
+{
+    align_table t{};
+    for(int n = 0; n <= 16; ++n)
+        for(int j = 0; j < 16; ++j)
+            t.control[n][j] = static_cast<unsigned char>(j >= 16 - n ? j - (16 - n) : 0x80);
+    return t;
+}
+
+constexpr align_table right_align = make_align_table();
+
+// The value of the n (1..16) hex digits at p (16 readable bytes; only the first n are used).
+KFD_SSSE3 inline uint64_t
+hex_value_ssse3(const char* p, unsigned n)
+{
+    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    // A digit's value: its low nibble, + 9 for a letter (the only digits with bit 6 set).
+    const __m128i bit6    = _mm_set1_epi8(0x40);
+    const __m128i letters = _mm_cmpeq_epi8(_mm_and_si128(bytes, bit6), bit6);
+    const __m128i nibbles = _mm_add_epi8(_mm_and_si128(bytes, _mm_set1_epi8(0x0F)),
+                                         _mm_and_si128(letters, _mm_set1_epi8(9)));
+    const __m128i aligned = _mm_shuffle_epi8(
+        nibbles, _mm_load_si128(reinterpret_cast<const __m128i*>(right_align.control[n])));
+    // 16 * first + second per byte pair, then 256 * first + second per word pair: four
+    // 16-bit groups, the most significant first, gathered into little-endian order.
+    const __m128i pairs  = _mm_maddubs_epi16(aligned, _mm_set1_epi16(0x0110)); // bytes 16, 1
+    const __m128i quads  = _mm_madd_epi16(pairs, _mm_set1_epi32(0x00010100));  // words 256, 1
+    const __m128i gather = _mm_setr_epi8(12, 13, 8, 9, 4, 5, 0, 1, -1, -1, -1, -1, -1, -1, -1, -1);
+    return static_cast<uint64_t>(_mm_cvtsi128_si64(_mm_shuffle_epi8(quads, gather)));
+}
+
+// The value of the n (1..16) decimal digits at p (16 readable bytes; only the first n used).
+KFD_SSSE3 inline uint64_t
+decimal_value_ssse3(const char* p, unsigned n)
+{
+    const __m128i bytes   = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i digits  = _mm_sub_epi8(bytes, _mm_set1_epi8('0'));
+    const __m128i aligned = _mm_shuffle_epi8(
+        digits, _mm_load_si128(reinterpret_cast<const __m128i*>(right_align.control[n])));
+    const __m128i  pairs  = _mm_maddubs_epi16(aligned, _mm_set1_epi16(0x010A)); // 10, 1: <= 99
+    const __m128i  quads  = _mm_madd_epi16(pairs, _mm_set1_epi32(0x00010064));  // 100, 1: <= 9999
+    const __m128i  packed = _mm_packs_epi32(quads, quads);                      // no saturation
+    const __m128i  octets = _mm_madd_epi16(packed, _mm_set1_epi32(0x00012710)); // 10000, 1
+    const uint64_t both   = static_cast<uint64_t>(_mm_cvtsi128_si64(octets));
+    return (both & 0xFFFFFFFFull) * 100000000ull + (both >> 32);
+}
+
+template <class C>
+KFD_PARSER_INLINE bool
+read_hex_ssse3(C& c, size_t max_digits, uint64_t& value)
+{
+    const unsigned n = digits_at(c.hex_mask, c.position);
+    if(n == 0 || n > max_digits) return false; // max_digits <= 16
+    value = hex_value_ssse3(c.padded + c.position, n);
+    c.position += n;
+    return true;
+}
+
+template <class C>
+KFD_PARSER_INLINE bool
+read_decimal_ssse3(C& c, size_t max_digits, uint64_t max_value, uint64_t& value)
+{
+    const unsigned n = digits_at(c.dec_mask, c.position);
+    if(n > 16) return read_decimal_masked(c, max_digits, max_value, value); // 17-19: rare
+    if(n == 0 || n > max_digits) return false;
+    const uint64_t v = decimal_value_ssse3(c.padded + c.position, n);
+    value            = v;
+    c.position += n;
+    return v <= max_value;
+}
+#endif
+
 template <class C>
 KFD_PARSER_INLINE bool
 read_hex(C& c, size_t max_digits, uint64_t& value)
 {
-    if constexpr(C::path == number_path::masked)
+    if constexpr(C::path == number_path::masked_ssse3)
+        return read_hex_ssse3(c, max_digits, value);
+    else if constexpr(C::path == number_path::masked)
         return read_hex_masked(c, max_digits, value);
     else if constexpr(C::path == number_path::swar)
         return read_hex_swar(c, max_digits, value);
@@ -452,7 +570,9 @@ template <class C>
 KFD_PARSER_INLINE bool
 read_decimal(C& c, size_t max_digits, uint64_t max_value, uint64_t& value)
 {
-    if constexpr(C::path == number_path::masked)
+    if constexpr(C::path == number_path::masked_ssse3)
+        return read_decimal_ssse3(c, max_digits, max_value, value);
+    else if constexpr(C::path == number_path::masked)
         return read_decimal_masked(c, max_digits, max_value, value);
     else if constexpr(C::path == number_path::swar)
         return read_decimal_swar(c, max_digits, max_value, value);
@@ -525,7 +645,7 @@ template <class C>
 KFD_PARSER_INLINE bool
 read_text_to_end(C& c, event& ev)
 {
-    const std::string_view rest = c.text.substr(c.position);
+    const std::string_view rest = c.rest();
     if(rest.find('\0') != std::string_view::npos) return false;
     ev.text_offset = static_cast<uint16_t>(c.position);
     ev.text_length = static_cast<uint16_t>(rest.size());
@@ -665,7 +785,7 @@ KFD_PARSER_INLINE bool
 parse_id14(C& c, event& ev)
 {
     if(!read_profiler_header(c, ev)) return false;
-    const std::string_view token          = c.text.substr(c.position);
+    const std::string_view token          = c.rest();
     bool                   has_hex_letter = false;
     for(char ch : token)
     {
@@ -808,7 +928,7 @@ parse_line_with(std::string_view line, event& out) noexcept
 
 #if defined(__SSE2__)
 // Lines of 16 to masked_line_max bytes (every kernel line but the shortest): the masked
-// instances, with a 64-bit mask up to 64 bytes and a 128-bit one above.
+// instances, with a 64-bit mask up to 63 bytes and a 128-bit one above.
 template <typename Mask>
 __attribute__((noinline)) parse_result
 parse_line_masked(std::string_view line, event& out) noexcept
@@ -819,18 +939,86 @@ parse_line_masked(std::string_view line, event& out) noexcept
     classify_line(c, pad);
     return parse_with(c, out);
 }
+
+// The same with SSSE3 number conversion. `flatten` inlines the SSSE3 converters here, the
+// only function compiled for SSSE3 that calls them. The padded copy has at least 16 readable
+// bytes at every position of the line (padded_line_bytes), as the 16-byte loads need.
+template <typename Mask>
+__attribute__((noinline, flatten)) KFD_SSSE3 parse_result
+parse_line_masked_ssse3(std::string_view line, event& out) noexcept
+{
+    clear(out);
+    alignas(16) char                           pad[padded_line_bytes];
+    cursor_of<number_path::masked_ssse3, Mask> c{line};
+    classify_line(c, pad);
+    return parse_with(c, out);
+}
+
+bool
+cpu_has_ssse3() noexcept
+{
+    __builtin_cpu_init(); // may run before libgcc's own initializer
+    return __builtin_cpu_supports("ssse3");
+}
+
+// Read once, at load time: the CPU does not change under the process. (A call from another
+// library's static initializer that runs before this one reads false: the SSE2 path, which
+// gives the same results.)
+const bool has_ssse3 = cpu_has_ssse3();
+
+bool
+fits_masked(std::string_view line)
+{
+    return line.size() >= 16 && line.size() <= masked_line_max;
+}
 #endif
 } // namespace
+
+parse_result
+parse_line_sse2(std::string_view line, event& out) noexcept
+{
+#if defined(__SSE2__)
+    if(line.size() >= 16 && line.size() <= masked_narrow_max)
+        return parse_line_masked<uint64_t>(line, out);
+    if(line.size() > masked_narrow_max && line.size() <= masked_line_max)
+        return parse_line_masked<wide_mask>(line, out);
+#endif
+    return parse_line_with<number_path::swar>(line, out);
+}
+
+parse_result
+parse_line_ssse3(std::string_view line, event& out) noexcept
+{
+#if defined(__SSE2__)
+    if(!has_ssse3) return parse_line_sse2(line, out);
+    if(line.size() >= 16 && line.size() <= masked_narrow_max)
+        return parse_line_masked_ssse3<uint64_t>(line, out);
+    if(fits_masked(line)) return parse_line_masked_ssse3<wide_mask>(line, out);
+#endif
+    return parse_line_with<number_path::swar>(line, out);
+}
+
+bool
+parse_line_has_ssse3() noexcept
+{
+#if defined(__SSE2__)
+    return has_ssse3;
+#else
+    return false;
+#endif
+}
 
 parse_result
 parse_line(std::string_view line, event& out) noexcept
 {
 #if defined(__SSE2__)
-    if(line.size() >= 16 && line.size() <= 64) return parse_line_masked<uint64_t>(line, out);
-    if(line.size() > 64 && line.size() <= masked_line_max)
-        return parse_line_masked<wide_mask>(line, out);
+    if(has_ssse3 && fits_masked(line))
+    {
+        if(line.size() <= masked_narrow_max) return parse_line_masked_ssse3<uint64_t>(line, out);
+        return parse_line_masked_ssse3<wide_mask>(line, out);
+    }
 #endif
-    return parse_line_with<number_path::swar>(line, out);
+    return parse_line_sse2(line, out);
 }
 
 parse_result

@@ -135,10 +135,20 @@ enum class parse_result
 // A line of 16 to 128 bytes (every kernel line but the shortest) is classified at once
 // (SSE2: bitmaps of its hex and decimal digits) and copied into a zero-padded local block, so
 // that each number's length is one count-trailing-zeros and every number and separator is
-// read with plain loads (no end checks); numbers are converted eight bytes at a time (SWAR).
-// Other lengths (or no SSE2) take parse_line_swar's path. The hot instance carries no code
+// read with plain loads (no end checks); numbers are converted with SSSE3 when the CPU has it
+// (see parse_line_ssse3), else eight bytes at a time (SWAR). Other lengths (or no SSE2) take
+// parse_line_swar's path. The hot instance carries no code
 // of the other paths (each path is its own template instance).
 parse_result parse_line(std::string_view line, event& out) noexcept;
+
+// parse_line picks, once per process, the SSSE3 instance when the CPU has SSSE3 (numbers of
+// up to 16 digits converted with pshufb + pmaddubsw, no branch on their length), else the
+// SSE2 one. Both are exported so that the tests run each whatever the CPU:
+// parse_line_ssse3 is the SSSE3 path (the SSE2 one when the CPU lacks SSSE3, see
+// parse_line_has_ssse3), parse_line_sse2 the SSE2 path with SWAR conversion.
+parse_result parse_line_ssse3(std::string_view line, event& out) noexcept;
+parse_result parse_line_sse2(std::string_view line, event& out) noexcept;
+bool         parse_line_has_ssse3() noexcept;
 
 // The twins of parse_line that the tests run on the same inputs and compare (same contract
 // and results): numbers read eight bytes at a time, classifying each word (no SIMD), and
