@@ -961,10 +961,16 @@ cpu_has_ssse3() noexcept
     return __builtin_cpu_supports("ssse3");
 }
 
-// Read once, at load time: the CPU does not change under the process. (A call from another
-// library's static initializer that runs before this one reads false: the SSE2 path, which
-// gives the same results.)
-const bool has_ssse3 = cpu_has_ssse3();
+// Asked once, on first use: the CPU does not change under the process. A function-local
+// static, not a namespace-scope flag set by this file's static initializer: the SDK's reader
+// thread may parse before that initializer ran (the SDK starts it from its own load-time
+// constructor), and ThreadSanitizer reported the flag's initialization racing with it.
+bool
+has_ssse3() noexcept
+{
+    static const bool yes = cpu_has_ssse3();
+    return yes;
+}
 
 bool
 fits_masked(std::string_view line)
@@ -990,7 +996,7 @@ parse_result
 parse_line_ssse3(std::string_view line, event& out) noexcept
 {
 #if defined(__SSE2__)
-    if(!has_ssse3) return parse_line_sse2(line, out);
+    if(!has_ssse3()) return parse_line_sse2(line, out);
     if(line.size() >= 16 && line.size() <= masked_narrow_max)
         return parse_line_masked_ssse3<uint64_t>(line, out);
     if(fits_masked(line)) return parse_line_masked_ssse3<wide_mask>(line, out);
@@ -1002,7 +1008,7 @@ bool
 parse_line_has_ssse3() noexcept
 {
 #if defined(__SSE2__)
-    return has_ssse3;
+    return has_ssse3();
 #else
     return false;
 #endif
@@ -1012,7 +1018,7 @@ parse_result
 parse_line(std::string_view line, event& out) noexcept
 {
 #if defined(__SSE2__)
-    if(has_ssse3 && fits_masked(line))
+    if(has_ssse3() && fits_masked(line))
     {
         if(line.size() <= masked_narrow_max) return parse_line_masked_ssse3<uint64_t>(line, out);
         return parse_line_masked_ssse3<wide_mask>(line, out);
