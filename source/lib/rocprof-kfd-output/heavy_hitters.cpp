@@ -59,13 +59,20 @@ heavy_hitters::add(const range_key& key, uint64_t weight)
 }
 
 std::vector<heavy_entry>
-heavy_hitters::all() const
+heavy_hitters::unordered_entries() const
 {
     std::vector<heavy_entry> out;
     out.reserve(entries_.size());
     for(const auto& [key, s] : entries_)
         out.push_back({key, s.weight, s.counters});
+    return out;
+}
+
+std::vector<heavy_entry>
+heavy_hitters::all() const
+{
     // In key order, as callers (and the outputs they write) always got them.
+    auto out = unordered_entries();
     std::sort(out.begin(), out.end(),
               [](const heavy_entry& x, const heavy_entry& y) { return x.key < y.key; });
     return out;
@@ -74,7 +81,7 @@ heavy_hitters::all() const
 std::vector<heavy_entry>
 heavy_hitters::top(size_t n) const
 {
-    std::vector<heavy_entry> out = all();
+    auto out = unordered_entries();
     std::sort(out.begin(), out.end(),
               [](const heavy_entry& x, const heavy_entry& y)
               {

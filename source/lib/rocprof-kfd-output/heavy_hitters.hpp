@@ -90,7 +90,8 @@ private:
     // weight now: it then is the lightest entry (ties: the smallest key), exactly as a
     // fully ordered index would find it, without re-ordering on every add.
     using heap_item = std::pair<uint64_t, range_key>;
-    uint64_t evict_lightest(); // returns its weight
+    uint64_t                 evict_lightest(); // returns its weight
+    std::vector<heavy_entry> unordered_entries() const;
 
     size_t                                                   capacity_;
     std::unordered_map<range_key, slot, key_hash, key_equal> entries_;
