@@ -104,6 +104,7 @@ smi_read(emulator& emu, session& s, client& c, void* buf, size_t count)
                 size_t lost = std::min(count, c.fifo.size());
                 c.n.lines_lost_efault += c.fifo.count_newlines(lost);
                 c.n.bytes_lost_efault += c.fifo.pop(nullptr, lost);
+                c.read_since_edge = true;
                 if(c.fifo.empty()) drop_token(c);
                 ++s.progress;
                 wake_after_read(emu, s, c);
@@ -113,6 +114,7 @@ smi_read(emulator& emu, session& s, client& c, void* buf, size_t count)
     }
     size_t taken = c.fifo.pop(static_cast<char*>(buf), count);
     c.n.bytes_read += taken;
+    c.read_since_edge = true;
     if(c.fifo.empty()) drop_token(c);
     ++s.progress;
     wake_after_read(emu, s, c);

@@ -60,19 +60,22 @@ struct client
 {
     client(size_t gpu_index, size_t fifo_bytes) : gpu(gpu_index), fifo(fifo_bytes) {}
 
-    size_t       gpu;
-    int          fd        = -1; // handed out: one end of a socketpair
-    int          token_fd  = -1; // ours: writes a byte to fd while the FIFO is non-empty
-    ino_t        fd_ino    = 0;  // the sockets' inodes: the numbers may be reused behind our
-    ino_t        token_ino = 0;  // back (close_range), so each use checks them first
-    pid_t        pid       = 0;  // tgid of the process that made the SMI ioctl
-    uint64_t     mask      = 0;
-    byte_fifo    fifo;
-    bool         token      = false;
-    bool         wake       = false; // messages queued since the last readiness edge
-    bool         closed     = false;
-    bool         vanished   = false;
-    uint64_t     data_reads = 0; // reads that found data (for read fault injection)
+    size_t    gpu;
+    int       fd        = -1; // handed out: one end of a socketpair
+    int       token_fd  = -1; // ours: writes a byte to fd while the FIFO is non-empty
+    ino_t     fd_ino    = 0;  // the sockets' inodes: the numbers may be reused behind our
+    ino_t     token_ino = 0;  // back (close_range), so each use checks them first
+    pid_t     pid       = 0;  // tgid of the process that made the SMI ioctl
+    uint64_t  mask      = 0;
+    byte_fifo fifo;
+    bool      token = false;
+    bool      wake  = false; // messages queued since the last readiness edge
+    // A read took data since the last readiness edge (see raise_token): only then can a
+    // reader be waiting for a new edge while the token is still there.
+    bool         read_since_edge = false;
+    bool         closed          = false;
+    bool         vanished        = false;
+    uint64_t     data_reads      = 0; // reads that found data (for read fault injection)
     client_stats n;
 };
 
