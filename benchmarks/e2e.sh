@@ -13,7 +13,10 @@
 # read(), so an SDK read is no system call here: the reads are counted by the one fstat the
 # emulator makes per read() call, and "kernel-equivalent" = poll + read, what the SDK would
 # make on a real kernel; the emulator's own calls inside SDK threads (getpid, fstat, recvfrom,
-# futex) are counted apart. Then the idle cost: context switches and CPU time of the SDK
+# futex) are counted apart. The SDK is told the FIFO size (ROCPROFILER_KFD_FIFO_BYTES), as it
+# would find it from the kernel version on a real machine. The SDK threads' user time is split by the code it ran in (the
+# SDK's library, the emulator's, libc) from a third run sampled with perf
+# (user_cpu_split.py). Then the idle cost: context switches and CPU time of the SDK
 # threads over 3 s of tracing with no events.
 #
 #   benchmarks/e2e.sh [build-dir] [seconds per rate]        (defaults: build 2)
@@ -29,6 +32,7 @@ SECONDS_PER_RATE=${2:-2}
 GEN=$BUILD/source/bin/rocprof-kfd-gen/rocprof-kfd-gen
 EMU=$BUILD/source/lib/kfd-emulator/librocprofiler-sdk-kfd-emulator.so
 HOST=$BUILD/benchmarks/kfd-e2e-host
+HERE=$(dirname "$(realpath "$0")")
 for f in "$GEN" "$EMU" "$HOST"; do
     [[ -e $f ]] || { echo "e2e.sh: $f is missing (build the project first)" >&2; exit 1; }
 done
@@ -55,8 +59,8 @@ stat_field() { # stats.json field (of "total"), n/a when the run left no statist
 
 echo "# e2e: $(date -u +%FT%TZ), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-echo "| FIFO | offered rate (events/s) | events | dropped by the FIFO | SDK CPU ms per M events: all (reader + callback) | of it user time | SDK syscalls per event (kernel-equivalent: poll + read) | emulator syscalls in SDK threads per event |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| FIFO | offered rate (events/s) | events | dropped by the FIFO | SDK CPU ms per M events: all (reader + callback) | of it user time | user time by code (perf): SDK / emulator / libc | SDK syscalls per event (kernel-equivalent: poll + read) | emulator syscalls in SDK threads per event |"
+echo "|---|---|---|---|---|---|---|---|---|"
 for fifo in 1024 8192; do
     best=none
     for rate in 10000 50000 100000 200000 500000 1000000 max; do
@@ -71,7 +75,7 @@ for fifo in 1024 8192; do
         log=$WORK/$fifo-$rate.log
         "$GEN" --scenario mixed --gpus 1 --events "$events" --seed 3 --pace "$pace" --fifo "$fifo" -o "$log"
         rm -f "$WORK/stats.json"
-        timeout 300 env LD_PRELOAD="$EMU" KFD_EMULATOR_LOG="$log" KFD_EMULATOR_STATS="$WORK/stats.json" \
+        timeout 300 env ROCPROFILER_KFD_FIFO_BYTES="$fifo" LD_PRELOAD="$EMU" KFD_EMULATOR_LOG="$log" KFD_EMULATOR_STATS="$WORK/stats.json" \
             "$HOST" --idle-ms 500 >"$WORK/out" 2>"$WORK/err" || true
         dropped=$(stat_field "$WORK/stats.json" dropped_fifo_full)
         read -r cpu_ns reader_ns cb_ns user_ticks _ _ < <(sdk_threads "$WORK/out" end)
@@ -82,7 +86,7 @@ for fifo in 1024 8192; do
         syscalls="n/a n/a"
         if ((HAVE_PERF)); then
             perf record -q -e raw_syscalls:sys_enter -c 1 -o "$WORK/perf.data" -- \
-                timeout 300 env LD_PRELOAD="$EMU" KFD_EMULATOR_LOG="$log" \
+                timeout 300 env ROCPROFILER_KFD_FIFO_BYTES="$fifo" LD_PRELOAD="$EMU" KFD_EMULATOR_LOG="$log" \
                 "$HOST" --idle-ms 500 >/dev/null 2>&1 || true
             # NR 7 poll, 271 ppoll, 0 read (not intercepted), 262 newfstatat = one per
             # intercepted read(); everything else on SDK threads is the emulator's.
@@ -92,10 +96,21 @@ for fifo in 1024 8192; do
                 END { printf "%.3f %.3f", k / e, m / e }')
         fi
         read -r sys_kernel sys_emulator <<<"$syscalls"
-        echo "| $fifo | $rate | $events | $dropped | $cpu_per_m | $user_per_m | $sys_kernel | $sys_emulator |"
+        # User time by code, in a third run sampled every 100 us of user time (light: it
+        # barely slows the process): the SDK's library, the emulator's, libc (both call it).
+        user_split="n/a"
+        if ((HAVE_PERF)); then
+            perf record -q -e 'cpu-clock/period=100000/u' -o "$WORK/user.data" -- \
+                timeout 300 env ROCPROFILER_KFD_FIFO_BYTES="$fifo" LD_PRELOAD="$EMU" KFD_EMULATOR_LOG="$log" \
+                "$HOST" --idle-ms 500 >/dev/null 2>&1 || true
+            user_split=$(perf script -i "$WORK/user.data" -F comm,event,ip,sym,dso 2>/dev/null |
+                python3 "$HERE/user_cpu_split.py" 100000 "$events" |
+                awk '{ printf "%s / %s / %s", $1, $2, $3 }')
+        fi
+        echo "| $fifo | $rate | $events | $dropped | $cpu_per_m | $user_per_m | $user_split | $sys_kernel | $sys_emulator |"
         [[ $dropped == 0 && $rate != max ]] && best=$rate
     done
-    echo "| $fifo | highest offered rate with zero drops: $best | | | | | | |"
+    echo "| $fifo | highest offered rate with zero drops: $best | | | | | | | |"
 done
 
 # Idle: a log of 10 events, then 3 s of tracing with nothing to read.
