@@ -94,15 +94,15 @@ read_our_log(int fd, void* buffer, size_t size)
 // A message ready to be delivered: read, routed and rewritten without the lock.
 struct staged_message
 {
-    uint64_t  line   = 0; // its line number in the log (vanish faults)
-    uint32_t  id     = 0;
-    uint32_t  pid    = 0; // the pid the kernel delivers by
-    size_t    gpu    = 0; // index in config::gpus
-    bool      has_ns = false;
-    int64_t   ns     = 0; // as the log says (realtime pace)
-    size_t    offset = 0; // of its bytes in the stage
-    size_t    size   = 0;
-    mask_wait wait; // a `#@ wait-mask` that must be satisfied first
+    uint64_t line   = 0; // its line number in the log (vanish faults)
+    int64_t  ns     = 0; // as the log says (realtime pace)
+    uint32_t offset = 0; // of its bytes in the stage
+    uint32_t size   = 0;
+    uint32_t id     = 0;
+    uint32_t pid    = 0; // the pid the kernel delivers by
+    uint16_t gpu    = 0; // index in config::gpus (at most max_gpus)
+    bool     has_ns = false;
+    bool     waits  = false; // the next entry of stage::waits is for it
 };
 
 // The producer reads, parses and rewrites a stage of messages without the lock, then takes
@@ -114,16 +114,19 @@ struct stage
     static constexpr size_t max_messages = 512;
     static constexpr size_t byte_budget  = 32 * 1024;
 
-    std::vector<staged_message> messages;
+    std::vector<staged_message> messages = std::vector<staged_message>(max_messages);
+    size_t                      count    = 0;
+    std::vector<mask_wait>      waits; // `#@ wait-mask` of the messages that have one, in order
     std::vector<char>           bytes =
         std::vector<char>(byte_budget + line_reader::max_line + rewrite_growth);
     size_t   used      = 0;
     uint64_t last_line = 0; // the last line read into this stage (events or not)
 
-    bool full() const { return messages.size() >= max_messages || used >= byte_budget; }
+    bool full() const { return count >= max_messages || used >= byte_budget; }
     void clear()
     {
-        messages.clear();
+        count = 0;
+        waits.clear();
         used = 0;
     }
     std::string_view text(const staged_message& m) const
@@ -143,23 +146,41 @@ struct line_source
     rewrite_memo  memo;         // the timestamp's leading digits and the pid, formatted once
     mask_wait     pending_wait; // a `#@ wait-mask` that the next event must satisfy
     uint64_t      number = 0;   // of the last line read
+    // The last node routed and its GPU index (most lines name one of few nodes).
+    uint32_t last_node = 0;
+    long     last_gpu  = -1;
+
+    long gpu_of(uint32_t node)
+    {
+        if(node != last_node || last_gpu < 0)
+        {
+            last_node = node;
+            last_gpu  = cfg.gpu_index(node);
+        }
+        return last_gpu;
+    }
 };
 
+// The message just written at the stage's end.
 void
-add_message(stage& st, const line_source& src, size_t size, uint32_t id, uint32_t pid, long gpu,
+add_message(stage& st, line_source& src, size_t size, uint32_t id, uint32_t pid, long gpu,
             bool has_ns, int64_t ns)
 {
-    staged_message m;
-    m.line   = src.number;
-    m.id     = id;
-    m.pid    = pid;
-    m.gpu    = static_cast<size_t>(gpu);
-    m.has_ns = has_ns;
-    m.ns     = ns;
-    m.offset = st.used;
-    m.size   = size;
-    m.wait   = src.pending_wait;
-    st.messages.push_back(m);
+    staged_message& m = st.messages[st.count++];
+    m.line            = src.number;
+    m.ns              = ns;
+    m.offset          = static_cast<uint32_t>(st.used);
+    m.size            = static_cast<uint32_t>(size);
+    m.id              = id;
+    m.pid             = pid;
+    m.gpu             = static_cast<uint16_t>(gpu);
+    m.has_ns          = has_ns;
+    m.waits           = src.pending_wait.active;
+    if(m.waits)
+    {
+        st.waits.push_back(src.pending_wait);
+        src.pending_wait = mask_wait{};
+    }
     st.used += size;
 }
 
@@ -180,10 +201,9 @@ stage_lines(line_source& src, stage& st)
             routed_event ev;
             if(size_t n = route_and_rewrite(line, src.rule, src.memo, out, ev))
             {
-                long gpu = src.cfg.gpu_index(ev.route_node);
+                long gpu = src.gpu_of(ev.route_node);
                 if(gpu < 0) continue; // unroutable
                 add_message(st, src, n, ev.id, ev.pid, gpu, true, ev.ns);
-                src.pending_wait = mask_wait{};
                 continue;
             }
         }
@@ -267,7 +287,7 @@ struct replay
     }
 
     // Delivers one message; false when the replay stops.
-    bool deliver_one(const stage& st, const staged_message& m)
+    bool deliver_one(const stage& st, const staged_message& m, const mask_wait& wait)
     {
         vanish.apply_through(cfg, s, m.line);
         gpu_state&       gpu = s.gpus[m.gpu];
@@ -275,7 +295,7 @@ struct replay
         if(cfg.pace == pace_kind::realtime || cfg.pace == pace_kind::rate) keep_schedule(m);
         // The mask wait is checked under the lock that delivers: the event sees the masks
         // the wait saw (a mask write wakes the cv; the batch so far is visible meanwhile).
-        while(!s.stop && (!mask_wait_done(s, m.wait) ||
+        while(!s.stop && ((wait.active && !mask_wait_done(s, wait)) ||
                           (cfg.pace == pace_kind::lossless && !gpu.vanished &&
                            must_wait_for_space(cfg, gpu, m.id, m.pid, msg.size()))))
             wait_in_batch(
@@ -312,9 +332,13 @@ struct replay
     bool deliver_stage(const stage& st)
     {
         lock.lock();
-        bool going = !s.stop;
-        for(size_t i = 0; going && i < st.messages.size(); ++i)
-            going = deliver_one(st, st.messages[i]);
+        bool   going = !s.stop;
+        size_t waits = 0;
+        for(size_t i = 0; going && i < st.count; ++i)
+        {
+            const staged_message& m = st.messages[i];
+            going                   = deliver_one(st, m, m.waits ? st.waits[waits++] : mask_wait{});
+        }
         if(going) vanish.apply_through(cfg, s, st.last_line); // lines after the last event
         end_batch();
         return going;
