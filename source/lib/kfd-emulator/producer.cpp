@@ -259,17 +259,16 @@ struct replay
     // or for the schedule releases the lock with the batch so far visible.
     static constexpr uint64_t max_batch = 512;
 
+    // (No notify of emu.cv here: the producer is the only thread that waits on it.)
     void end_batch()
     {
         flush_wakeups(s);
-        emu.cv->notify_all();
         lock.unlock();
         batch = 0;
     }
     template <typename Fn> void wait_in_batch(Fn&& do_wait)
     {
         flush_wakeups(s); // what is queued must be visible while we wait
-        emu.cv->notify_all();
         do_wait();
     }
 
