@@ -129,6 +129,54 @@ TEST_F(Fault, VanishingGpuHangsUpItsClients)
     EXPECT_EQ(gpu["after_vanish"].u64(), 7u);
 }
 
+// The producer reads and parses lines ahead of delivering them (without the lock): a vanish
+// fault still takes effect at its own line, whatever kind of line that is, in line order.
+TEST_F(Fault, VanishingAtACommentLineTakesEffectBeforeTheNextEvent)
+{
+    auto lines =
+        concat({"#@ gpu 1ea0", "#@ fault vanish 1ea0 6"},
+               concat(same_size_faults(3), concat({"# not an event"}, same_size_faults(7))));
+    auto result =
+        probe(log(lines), {"open", "smi:1ea0", "mask:0:" + all_events, "drain:0:8192:2000"});
+    EXPECT_EQ(split_lines(drained(result, 0)).size(), 3u) << result.out;
+    json gpu = stats()["gpus"][0];
+    EXPECT_TRUE(gpu["vanished"].b);
+    EXPECT_EQ(gpu["vanished_at_line"].u64(), 6u);
+    EXPECT_EQ(gpu["events_queued"].u64(), 3u);
+    EXPECT_EQ(gpu["after_vanish"].u64(), 7u);
+}
+
+TEST_F(Fault, VanishFaultsGivenOutOfOrderTakeEffectAtTheEarliestLine)
+{
+    // Lines 4-6 and 8-14 are events, line 7 a comment: the faults at lines 8 and 7 both fall
+    // between the third and the fourth event; the GPU vanishes at line 7.
+    auto lines =
+        concat({"#@ gpu 1ea0", "#@ fault vanish 1ea0 8", "#@ fault vanish 1ea0 7"},
+               concat(same_size_faults(3), concat({"# not an event"}, same_size_faults(7))));
+    auto result =
+        probe(log(lines), {"open", "smi:1ea0", "mask:0:" + all_events, "drain:0:8192:2000"});
+    EXPECT_EQ(split_lines(drained(result, 0)).size(), 3u) << result.out;
+    json gpu = stats()["gpus"][0];
+    EXPECT_EQ(gpu["vanished_at_line"].u64(), 7u);
+    EXPECT_EQ(gpu["events_queued"].u64(), 3u);
+    EXPECT_EQ(gpu["after_vanish"].u64(), 7u);
+}
+
+TEST_F(Fault, VanishingAfterTheLastEventStillHappens)
+{
+    auto lines = concat({"#@ gpu 1ea0", "#@ fault vanish 1ea0 8"},
+                        concat(same_size_faults(5), {"# the end"}));
+    auto result =
+        probe(log(lines), {"open", "smi:1ea0", "mask:0:" + all_events, "drain:0:8192:2000"});
+    EXPECT_EQ(split_lines(drained(result, 0)).size(), 5u) << result.out;
+    EXPECT_EQ(line_with(result, "drainerr 0 "), "ENODEV");
+    json gpu = stats()["gpus"][0];
+    EXPECT_TRUE(gpu["vanished"].b);
+    EXPECT_EQ(gpu["vanished_at_line"].u64(), 8u);
+    EXPECT_EQ(gpu["events_queued"].u64(), 5u);
+    EXPECT_EQ(gpu["after_vanish"].u64(), 0u);
+}
+
 TEST_F(Fault, VanishingGpuCanReportPollerr)
 {
     auto lines = concat({"#@ gpu 1ea0", "#@ fault vanish 1ea0 4 err"}, same_size_faults(4));

@@ -299,6 +299,149 @@ TEST(ParseRoutingFields, AgreesWithParseEventOnTheBundledLogs)
     EXPECT_GT(lines, 1000u); // the logs were found, and their lines compared
 }
 
+// The fused hot path (route_and_rewrite) must give what the general path (parse_routing_fields,
+// then rewrite_line_to) gives, on every line it accepts, and refuse every line parse_event
+// refuses. Returns whether the fused path accepted the line.
+bool
+expect_same_as_general_path(const std::string& line, const rewrite_rule& rule)
+{
+    std::vector<char> fused_out(line.size() + rewrite_growth);
+    rewrite_memo      fused_memo;
+    routed_event      fused;
+    const size_t fused_size = route_and_rewrite(line, rule, fused_memo, fused_out.data(), fused);
+    parsed_event full;
+    if(!parse_event(line, full))
+    {
+        EXPECT_EQ(fused_size, 0u) << "a line parse_event refuses: " << line;
+        return false;
+    }
+    if(fused_size == 0) return false; // another shape: the general path takes it
+    parsed_event routing;
+    EXPECT_TRUE(parse_routing_fields(line, routing)) << line;
+    std::vector<char> general_out(line.size() + rewrite_growth);
+    uint32_t          text_pid = 0;
+    const size_t      general_size =
+        rewrite_line_to(general_out.data(), line, routing, rule, text_pid, nullptr);
+    EXPECT_EQ(std::string(fused_out.data(), fused_size),
+              std::string(general_out.data(), general_size))
+        << line;
+    EXPECT_EQ(fused.id, routing.id) << line;
+    EXPECT_EQ(fused.route_node, routing.route_node) << line;
+    EXPECT_EQ(fused.pid, delivery_pid(routing, text_pid)) << line;
+    EXPECT_EQ(fused.ns, routing.ns) << line;
+    return true;
+}
+
+const rewrite_rule fused_rules[] = {
+    rewrite_rule{},                         // the log as it is
+    rewrite_rule{true, 88, 4000000000u, 7}, // the profiler's pid, timestamps moved
+    rewrite_rule{true, 42, 1, -1000000000}, // another pid; timestamps moved back (to 0 at least)
+    rewrite_rule{false, 0, 0, INT64_MAX},   // timestamps at the top of int64
+};
+
+TEST(RouteAndRewrite, AgreesWithTheGeneralPathOnEveryProfilerShape)
+{
+    const std::string queue_restore_612 = std::string("a 5000 -77 1ea0 ") + '\0';
+    for(const rewrite_rule& rule : fused_rules)
+    {
+        for(const std::string line :
+            {"5 6000 -88 @7f0(10) 0->1ea0 ffffffff:ffffffff 1",
+             "5 6000 -88 @7f0(10) 1ea0->0 1ea0:0 3", "6 7000 -88 @7f0(10) 1ea0->abcd 0 0",
+             "6 7000 -88 @7f0(10) 1ea0->abcd", "7 7000 -88 @7f0(1ea0) R", "8 8000 -88 @7f0(abcd) M",
+             "9 5000 -77 fc7d 2", "a 5000 -77 fc7d", "a 5000 -77 fc7d R",
+             "b 9000 -66 @7fb403000(400) 176e 2", "b 40000000762421 -54844 @7f8c6fa00(400) 176e 1",
+             "7 1 -1 @0(0) R", "9 9223372036854775807 -4294967295 ffffffff 0"})
+            EXPECT_TRUE(expect_same_as_general_path(line, rule)) << line;
+        EXPECT_TRUE(expect_same_as_general_path(queue_restore_612, rule));
+        // Other ids and shapes are the general path's (and so are nodes with leading zeros
+        // beyond eight digits, which parse_event accepts).
+        for(const std::string line : {"1 2a:python3", "2 1:1", "3 1 reason", "c 2a python3",
+                                      "e 5000 -77 something new", "05 6000 -88 @7f0(10) 0->1ea0",
+                                      "9 5000 -77 000001ea0 2", "7 5000 -77 @1(000001ea0) R"})
+            EXPECT_FALSE(expect_same_as_general_path(line, rule)) << line;
+    }
+}
+
+TEST(RouteAndRewrite, RefusesWhatParseEventRefuses)
+{
+    for(const std::string line : {"7 9223372036854775808 -1 @1(1ea0) R",
+                                  "7 99999999999999999999 -1 @1(1ea0) R",
+                                  "7 1 -4294967296 @1(1ea0) R",
+                                  "9 18446744073709551616 -1 1ea0 1",
+                                  "7 -1 @1(1ea0) R",
+                                  "7 1 1 @1(1ea0) R",
+                                  "7 1 -1",
+                                  "7 1 -1 ",
+                                  "7 1 -1 @1",
+                                  "7 1 -1 @1(",
+                                  "9 1 -1 ",
+                                  "9 1 -1 x",
+                                  "5 1 -1 @1(1) 1ea0-",
+                                  "5 1 -1 @1(1) 1ea0->",
+                                  "5 1 -1 @1(1)1ea0->0",
+                                  "b 1 -1 @1(1)",
+                                  "b 1 -1 @1(1) ",
+                                  "7 12345678x -1 @1(1ea0) R",
+                                  "7  1 -1 @1(1ea0) R",
+                                  "7 1  -1 @1(1ea0) R",
+                                  "7",
+                                  "7 "})
+        EXPECT_FALSE(expect_same_as_general_path(line, fused_rules[1])) << line;
+}
+
+TEST(RouteAndRewrite, TimestampsAndPidsOfEveryLengthAndTheByteThatEndsThem)
+{
+    // Every length from 1 to 20 digits (20: refused), at every position of the eight-byte
+    // steps, followed by ' ' or by a byte next to '0' and '9' in ASCII or with the high bit.
+    const std::string digits = "12345678909876543210";
+    for(size_t length = 1; length <= 20; ++length)
+    {
+        const std::string number = digits.substr(digits.size() - length);
+        for(const rewrite_rule& rule : fused_rules)
+        {
+            bool valid = length <= 19;
+            EXPECT_EQ(expect_same_as_general_path("7 " + number + " -42 @1(1ea0) R", rule), valid)
+                << number;
+            bool pid_valid = length <= 10 && std::stoull(number) <= 0xffffffffull;
+            EXPECT_EQ(expect_same_as_general_path("7 5 -" + number + " @1(1ea0) R", rule),
+                      pid_valid)
+                << number;
+            for(char end : {'/', ':', '\0', static_cast<char>(0xb0), static_cast<char>(0xb5), 'a'})
+            {
+                EXPECT_FALSE(
+                    expect_same_as_general_path("7 " + number + end + "5 -42 @1(1ea0) R", rule))
+                    << number << " then byte " << int(end);
+                EXPECT_FALSE(
+                    expect_same_as_general_path("7 5 -" + number + end + " @1(1ea0) R", rule))
+                    << number << " then byte " << int(end);
+            }
+            // The number at the very end of the line (no byte after it to end it).
+            EXPECT_FALSE(expect_same_as_general_path("7 " + number, rule));
+        }
+    }
+}
+
+TEST(RouteAndRewrite, AgreesWithTheGeneralPathOnTheBundledLogs)
+{
+    size_t fused = 0;
+    for(const char* name :
+        {"eviction-1gpu-6.12.log", "eviction-2gpu-2026.log", "eviction-2gpu-proposed.log",
+         "managed-2gpu-6.13.log", "mixed-4gpu-6.0.log", "prefetch-1gpu-6.13.log",
+         "streaming-1gpu-6.13.log", "thrashing-2gpu-6.12.log", "unmap-2gpu-6.13-two-processes.log"})
+    {
+        std::ifstream in(std::string(KFD_LOGS_DIR) + "/" + name, std::ios::binary);
+        ASSERT_TRUE(in) << name;
+        std::string line;
+        while(std::getline(in, line))
+        {
+            if(line.empty() || line[0] == '#') continue;
+            for(const rewrite_rule& rule : fused_rules)
+                if(expect_same_as_general_path(line, rule)) ++fused;
+        }
+    }
+    EXPECT_GT(fused, 4000u); // the logs were found, and most of their lines took the fused path
+}
+
 TEST(ParseEvent, TimestampsOfEveryLengthAndTheByteThatEndsThem)
 {
     const std::string digits = "1234567890987654321"; // 19 digits within int64

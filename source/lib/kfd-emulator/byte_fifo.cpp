@@ -12,7 +12,10 @@ bool
 byte_fifo::push_whole(const char* data, size_t n)
 {
     if(n > available()) return false;
-    size_t tail  = (head_ + size_) % buffer_.size();
+    // head_ and size_ are both below the capacity: one subtraction wraps the tail (no division
+    // per message).
+    size_t tail = head_ + size_;
+    if(tail >= buffer_.size()) tail -= buffer_.size();
     size_t first = std::min(n, buffer_.size() - tail);
     std::memcpy(buffer_.data() + tail, data, first);
     std::memcpy(buffer_.data(), data + first, n - first);

@@ -186,14 +186,11 @@ vanish_gpu(gpu_state& gpu, uint64_t line, bool pollerr)
 }
 
 void
-apply_vanish_faults(const config& cfg, session& s, uint64_t line)
+apply_vanish_fault(const config& cfg, session& s, const vanish_fault& fault)
 {
-    for(const auto& fault : cfg.vanish_faults)
-    {
-        long gpu = cfg.gpu_index(fault.gpu_id);
-        if(fault.line == line && gpu >= 0 && !s.gpus[static_cast<size_t>(gpu)].vanished)
-            vanish_gpu(s.gpus[static_cast<size_t>(gpu)], line, fault.pollerr);
-    }
+    long gpu = cfg.gpu_index(fault.gpu_id);
+    if(gpu >= 0 && !s.gpus[static_cast<size_t>(gpu)].vanished)
+        vanish_gpu(s.gpus[static_cast<size_t>(gpu)], fault.line, fault.pollerr);
 }
 
 void

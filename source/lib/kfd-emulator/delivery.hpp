@@ -24,7 +24,8 @@ bool mask_wait_done(const session& s, const mask_wait& wait);
 uint64_t deliver(const config& cfg, gpu_state& gpu, uint32_t id, uint32_t pid,
                  std::string_view msg);
 void     flush_wakeups(session& s);
-void     apply_vanish_faults(const config& cfg, session& s, uint64_t line);
-void     close_client(client& c);
-void     trim_clients(gpu_state& gpu);
+// The GPU of a `#@ fault vanish` vanishes (when it is emulated and has not yet).
+void apply_vanish_fault(const config& cfg, session& s, const vanish_fault& fault);
+void close_client(client& c);
+void trim_clients(gpu_state& gpu);
 } // namespace kfd_emu

@@ -132,14 +132,22 @@ device_read(int fd, void* buf, size_t count, ssize_t& result)
         result = fail(mark == mark_inherited_device ? EINVAL : EAGAIN);
         return true;
     }
-    emulator&                   emu = *g_emu;
-    std::lock_guard<std::mutex> lock(*emu.mu);
-    fd_entry*                   e = lookup(emu, fd);
-    if(e == nullptr) return false;
-    if(e->kind == fd_kind::device)
-        result = fail(EINVAL);
-    else
-        result = smi_read(emu, *e->owner, *e->smi, buf, count);
+    emulator&    emu = *g_emu;
+    read_wakeups wake;
+    {
+        std::lock_guard<std::mutex> lock(*emu.mu);
+        fd_entry*                   e = lookup(emu, fd);
+        if(e == nullptr) return false;
+        if(e->kind == fd_kind::device)
+            result = fail(EINVAL);
+        else
+            result = smi_read(emu, *e->owner, *e->smi, buf, count, wake);
+    }
+    // After the lock is released (see read_wakeups); errno stays what the read set.
+    const int saved = errno;
+    if(wake.producer) emu.cv->notify_all();
+    if(wake.exit_wait) emu.exit_cv->notify_all();
+    errno = saved;
     return true;
 }
 

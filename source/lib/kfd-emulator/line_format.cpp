@@ -41,14 +41,20 @@ all_digits(uint64_t eight)
             0x3333333333333333ull);
 }
 
+// The number whose eight decimal digits (0..9, the most significant first) are the bytes.
+inline uint64_t
+eight_digit_values_number(uint64_t values)
+{
+    values = (values * 10) + (values >> 8); // two-digit values in every other byte
+    return (((values & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
+            (((values >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >>
+           32;
+}
+
 inline uint64_t
 eight_digits_value(uint64_t eight)
 {
-    eight -= 0x3030303030303030ull;
-    eight = (eight * 10) + (eight >> 8); // two-digit values in every other byte
-    return (((eight & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
-            (((eight >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >>
-           32;
+    return eight_digit_values_number(eight - 0x3030303030303030ull);
 }
 
 // A cursor over a line: each take_* consumes a field or fails without side effects on out.
@@ -575,6 +581,187 @@ rewrite_line_to(char* out, std::string_view line, const parsed_event& ev, const 
         pos = ev.pid_span.pos + ev.pid_span.len;
     }
     p    = copy_bytes(p, line, pos, line.size());
+    *p++ = '\n';
+    return static_cast<size_t>(p - out);
+}
+
+namespace
+{
+constexpr uint64_t each_byte = 0x0101010101010101ull;
+
+// The high bit of each of the eight bytes that is not '0'..'9' (the others are 0): a byte is
+// a digit when its low seven bits are at least '0' and at most '9' and its high bit is clear.
+inline uint64_t
+non_digit_bytes(uint64_t eight)
+{
+    const uint64_t low7       = eight & (0x7f * each_byte);
+    const uint64_t at_least_0 = low7 + (0x80 - '0') * each_byte;     // no carry: <= 0xcf
+    const uint64_t above_9    = low7 + (0x80 - '9' - 1) * each_byte; // no carry: <= 0xc5
+    return ~(at_least_0 & ~above_9 & ~eight) & (0x80 * each_byte);
+}
+
+// The decimal digits from b[pos] up to the first other byte or n: 1 to 19 of them and at most
+// INT64_MAX, as take_dec accepts them; end receives the index after them. Eight bytes at a
+// time while the line has them: a whole word of digits in one step, and the digits before
+// the first other byte of a word in one more (moved to the word's top, below them zeros).
+bool
+scan_decimal(const char* b, size_t n, size_t pos, uint64_t& value, size_t& end)
+{
+    uint64_t v       = 0;
+    size_t   at      = pos;
+    bool     stopped = false;                       // a byte that is not a digit was found
+    while(!stopped && at + 8 <= n && at - pos <= 8) // two words at most: 16 digits
+    {
+        uint64_t eight = 0;
+        std::memcpy(&eight, b + at, sizeof(eight));
+        const uint64_t other = non_digit_bytes(eight);
+        if(other == 0)
+        {
+            v = v * 100000000 + eight_digits_value(eight);
+            at += 8;
+            continue;
+        }
+        const unsigned digits = static_cast<unsigned>(__builtin_ctzll(other)) / 8;
+        if(digits > 0)
+        {
+            // Borrows of the subtraction run from the other bytes upwards, away from the
+            // digits, and are shifted out with them.
+            const uint64_t values = (eight - 0x30 * each_byte) << (64 - 8 * digits);
+            v = v * powers_of_ten.value[digits] + eight_digit_values_number(values);
+            at += digits;
+        }
+        stopped = true;
+    }
+    // The rest one byte at a time: the line's last bytes, or digits beyond 16 (a 20th digit
+    // refuses the number, so v may wrap only for a number that is refused).
+    while(!stopped && at < n && at - pos < 20)
+    {
+        const unsigned digit = static_cast<unsigned char>(b[at]) - unsigned{'0'};
+        if(digit > 9) break;
+        v = v * 10 + digit;
+        ++at;
+    }
+    if(at == pos || at - pos > 19 || v > static_cast<uint64_t>(INT64_MAX)) return false;
+    value = v;
+    end   = at;
+    return true;
+}
+
+// 1 to 8 hex digits from b[at] (at moves past them); false for none and for more than 8
+// (which take_u32_hex may still accept, with leading zeros: the general path decides).
+bool
+scan_hex32(const char* b, size_t n, size_t& at, uint32_t& value)
+{
+    const size_t start = at;
+    uint32_t     v     = 0;
+    while(at < n)
+    {
+        const uint8_t digit = hex_digit_values[static_cast<unsigned char>(b[at])];
+        if(digit > 15) break;
+        if(at - start == 8) return false;
+        v = (v << 4) | digit;
+        ++at;
+    }
+    if(at == start) return false;
+    value = v;
+    return true;
+}
+
+bool
+byte_at(const char* b, size_t n, size_t at, char c)
+{
+    return at < n && b[at] == c;
+}
+
+// at moves past the next `target` at or after it (as skip_past).
+bool
+skip_past_byte(const char* b, size_t n, size_t& at, char target)
+{
+    if(at >= n) return false;
+    const void* found = std::memchr(b + at, target, n - at);
+    if(found == nullptr) return false;
+    at = static_cast<size_t>(static_cast<const char*>(found) - b) + 1;
+    return true;
+}
+
+// The node that routes a profiler event, read from b[at] on (just after "-<pid> "), as
+// parse_routing_fields reads it.
+bool
+scan_route_node(uint32_t id, const char* b, size_t n, size_t at, uint32_t& node)
+{
+    switch(id)
+    {
+    case abi::event_migrate_start:
+    case abi::event_migrate_end:
+    {
+        // "@<page>(<npages>) <from>-><to>": the destination, or the source when moving to RAM.
+        uint32_t from = 0;
+        if(!skip_past_byte(b, n, at, ')') || !byte_at(b, n, at, ' ')) return false;
+        ++at;
+        if(!scan_hex32(b, n, at, from) || !byte_at(b, n, at, '-') || !byte_at(b, n, at + 1, '>'))
+            return false;
+        at += 2;
+        if(!scan_hex32(b, n, at, node)) return false;
+        if(node == 0) node = from;
+        return true;
+    }
+    case abi::event_page_fault_start:
+    case abi::event_page_fault_end: // "@<page>(<node>)"
+        return skip_past_byte(b, n, at, '(') && scan_hex32(b, n, at, node);
+    case abi::event_queue_eviction:
+    case abi::event_queue_restore: // "<node>"
+        return scan_hex32(b, n, at, node);
+    default: // unmap: "@<page>(<npages>) <node>"
+        if(!skip_past_byte(b, n, at, ')') || !byte_at(b, n, at, ' ')) return false;
+        ++at;
+        return scan_hex32(b, n, at, node);
+    }
+}
+} // namespace
+
+size_t
+route_and_rewrite(std::string_view line, const rewrite_rule& rule, rewrite_memo& memo, char* out,
+                  routed_event& ev)
+{
+    const char*   b = line.data();
+    const size_t  n = line.size();
+    const uint8_t id =
+        n > 2 && b[1] == ' ' ? hex_digit_values[static_cast<unsigned char>(b[0])] : uint8_t{0xff};
+    if(id < abi::event_migrate_start || id > abi::event_unmap_from_gpu) return 0;
+    uint64_t ns      = 0;
+    uint64_t pid     = 0;
+    size_t   ns_end  = 0;
+    size_t   pid_end = 0;
+    if(!scan_decimal(b, n, 2, ns, ns_end) || !byte_at(b, n, ns_end, ' ') ||
+       !byte_at(b, n, ns_end + 1, '-') || !scan_decimal(b, n, ns_end + 2, pid, pid_end) ||
+       pid > 0xffffffffull || !byte_at(b, n, pid_end, ' '))
+        return 0;
+    uint32_t node = 0;
+    if(!scan_route_node(id, b, n, pid_end + 1, node)) return 0;
+
+    const bool new_pid = rule.rewrite_pid && pid == rule.from_pid;
+    ev.id              = id;
+    ev.route_node      = node;
+    ev.ns              = static_cast<int64_t>(ns);
+    ev.pid             = new_pid ? rule.to_pid : static_cast<uint32_t>(pid);
+    // The message: "<id> ", the timestamp, " -", the pid, the rest of the line and '\n'.
+    char* p = out;
+    p[0]    = b[0];
+    p[1]    = ' ';
+    p += 2;
+    if(rule.ns_offset != 0)
+        p = write_timestamp(p, static_cast<uint64_t>(shift_timestamp(ev.ns, rule.ns_offset)),
+                            &memo);
+    else
+        p = copy_bytes(p, line, 2, ns_end);
+    p[0] = ' ';
+    p[1] = '-';
+    p += 2;
+    if(new_pid)
+        p = write_pid(p, ev.pid, pid_style::decimal, &memo);
+    else
+        p = copy_bytes(p, line, ns_end + 2, pid_end);
+    p    = copy_bytes(p, line, pid_end, n);
     *p++ = '\n';
     return static_cast<size_t>(p - out);
 }

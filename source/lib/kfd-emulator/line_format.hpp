@@ -109,4 +109,21 @@ struct rewrite_memo
 // message's length. The producer writes each message once, into a buffer it reuses.
 size_t rewrite_line_to(char* out, std::string_view line, const parsed_event& ev,
                        const rewrite_rule& rule, uint32_t& out_pid, rewrite_memo* memo = nullptr);
+
+// What the replay needs of a profiler event besides its message.
+struct routed_event
+{
+    uint32_t id         = 0;
+    uint32_t route_node = 0; // the GPU node the kernel delivers it on
+    uint32_t pid        = 0; // after the rewrite: the pid the kernel delivers by
+    int64_t  ns         = 0; // as the log says (the schedule of realtime pace)
+};
+
+// The replay's hot path: parse_routing_fields and rewrite_line_to fused into one pass over a
+// line of the shape the kernel writes for ids 5-11 ("<one hex digit> <ns> -<pid> ..."), numbers
+// converted eight digits at a time. Writes the message into out (room for line.size() +
+// rewrite_growth bytes) and returns its length, or 0 when the line has another shape (the
+// caller then takes the general path, which gives the same for any line this accepts).
+size_t route_and_rewrite(std::string_view line, const rewrite_rule& rule, rewrite_memo& memo,
+                         char* out, routed_event& ev);
 } // namespace kfd_emu

@@ -108,16 +108,25 @@ report(const std::string& message)
     write_all(STDERR_FILENO, line.data(), line.size());
 }
 
-bool
-own_process()
+namespace
 {
-    pid_t me    = getpid();
+// own_process() for a caller that also needs the pid (one getpid() per intercepted call).
+bool
+own_process_as(pid_t me)
+{
     pid_t owner = g_process_pid.load(std::memory_order_acquire);
     if(owner == me) return true;
     if(owner != 0 && !t_forking) return false;
     t_forking = false;
     g_process_pid.store(me, std::memory_order_release);
     return true;
+}
+} // namespace
+
+bool
+own_process()
+{
+    return own_process_as(getpid());
 }
 
 namespace
@@ -161,8 +170,8 @@ adopt_after_fork()
 bool
 adopt_if_forked()
 {
-    if(!own_process()) return false;
-    pid_t me    = getpid();
+    pid_t me = getpid();
+    if(!own_process_as(me)) return false;
     pid_t owner = g_state_pid.load(std::memory_order_acquire);
     if(owner == me || owner == 0 || g_emu == nullptr) return true;
     int idle = 0;

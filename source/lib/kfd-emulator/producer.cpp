@@ -14,7 +14,10 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include <algorithm>
 #include <cstring>
+#include <string_view>
+#include <vector>
 
 namespace kfd_emu
 {
@@ -40,8 +43,8 @@ wait_for_schedule(emulator& emu, session& s, std::unique_lock<std::mutex>& lock,
 }
 
 steady::time_point
-schedule_of(const config& cfg, const parsed_event& ev, uint64_t produced, steady::time_point start,
-            steady::time_point previous)
+schedule_of(const config& cfg, bool has_ns, int64_t event_ns, uint64_t produced,
+            steady::time_point start, steady::time_point previous)
 {
     // A delay past 1e18 ns (31 years) means "never": time_point::max(), so that a long time
     // span in the log or a slow rate cannot overflow the steady clock's int64 ns.
@@ -52,9 +55,9 @@ schedule_of(const config& cfg, const parsed_event& ev, uint64_t produced, steady
         return ns < max_delay_ns ? start + std::chrono::nanoseconds(static_cast<int64_t>(ns))
                                  : steady::time_point::max();
     }
-    if(cfg.pace == pace_kind::realtime && ev.has_ns && ev.ns > cfg.first_ns)
+    if(cfg.pace == pace_kind::realtime && has_ns && event_ns > cfg.first_ns)
     {
-        int64_t delay = ev.ns - cfg.first_ns; // both in 0..INT64_MAX: no overflow
+        int64_t delay = event_ns - cfg.first_ns; // both in 0..INT64_MAX: no overflow
         if(static_cast<double>(delay) >= max_delay_ns) return steady::time_point::max();
         return std::max(previous, start + std::chrono::nanoseconds(delay));
     }
@@ -88,6 +91,259 @@ read_our_log(int fd, void* buffer, size_t size)
     return libc().read(fd, buffer, size);
 }
 
+// A message ready to be delivered: read, routed and rewritten without the lock.
+struct staged_message
+{
+    uint64_t line   = 0; // its line number in the log (vanish faults)
+    int64_t  ns     = 0; // as the log says (realtime pace)
+    uint32_t offset = 0; // of its bytes in the stage
+    uint32_t size   = 0;
+    uint32_t id     = 0;
+    uint32_t pid    = 0; // the pid the kernel delivers by
+    uint16_t gpu    = 0; // index in config::gpus (at most max_gpus)
+    bool     has_ns = false;
+    bool     waits  = false; // the next entry of stage::waits is for it
+};
+
+// The producer reads, parses and rewrites a stage of messages without the lock, then takes
+// the lock to deliver them: readers wait for the lock only while messages are copied into
+// FIFOs, not while lines are parsed, and the log is never read under it. Bounded: at most
+// max_messages, and the bytes stop growing at byte_budget (one more line always fits).
+struct stage
+{
+    static constexpr size_t max_messages = 512;
+    static constexpr size_t byte_budget  = 32 * 1024;
+
+    std::vector<staged_message> messages = std::vector<staged_message>(max_messages);
+    size_t                      count    = 0;
+    std::vector<mask_wait>      waits; // `#@ wait-mask` of the messages that have one, in order
+    std::vector<char>           bytes =
+        std::vector<char>(byte_budget + line_reader::max_line + rewrite_growth);
+    size_t   used      = 0;
+    uint64_t last_line = 0; // the last line read into this stage (events or not)
+
+    bool full() const { return count >= max_messages || used >= byte_budget; }
+    void clear()
+    {
+        count = 0;
+        waits.clear();
+        used = 0;
+    }
+    std::string_view text(const staged_message& m) const
+    {
+        return std::string_view(bytes.data() + m.offset, m.size);
+    }
+};
+
+// The producer's pass over the log: what turns its lines into messages.
+struct line_source
+{
+    const config& cfg;
+    line_reader   reader;
+    bool          trusted; // see classify_line
+    rewrite_rule  rule;
+    route_state   route;
+    rewrite_memo  memo;         // the timestamp's leading digits and the pid, formatted once
+    mask_wait     pending_wait; // a `#@ wait-mask` that the next event must satisfy
+    uint64_t      number = 0;   // of the last line read
+    // The last node routed and its GPU index (most lines name one of few nodes).
+    uint32_t last_node = 0;
+    long     last_gpu  = -1;
+
+    long gpu_of(uint32_t node)
+    {
+        if(node != last_node || last_gpu < 0)
+        {
+            last_node = node;
+            last_gpu  = cfg.gpu_index(node);
+        }
+        return last_gpu;
+    }
+};
+
+// The message just written at the stage's end.
+void
+add_message(stage& st, line_source& src, size_t size, uint32_t id, uint32_t pid, long gpu,
+            bool has_ns, int64_t ns)
+{
+    staged_message& m = st.messages[st.count++];
+    m.line            = src.number;
+    m.ns              = ns;
+    m.offset          = static_cast<uint32_t>(st.used);
+    m.size            = static_cast<uint32_t>(size);
+    m.id              = id;
+    m.pid             = pid;
+    m.gpu             = static_cast<uint16_t>(gpu);
+    m.has_ns          = has_ns;
+    m.waits           = src.pending_wait.active;
+    if(m.waits)
+    {
+        st.waits.push_back(src.pending_wait);
+        src.pending_wait = mask_wait{};
+    }
+    st.used += size;
+}
+
+// Fills the stage from the log; false when the log has no more lines.
+bool
+stage_lines(line_source& src, stage& st)
+{
+    std::string_view line; // into the reader's buffer: valid until its next line
+    bool             too_long = false;
+    while(!st.full())
+    {
+        if(!src.reader.next_view(line, too_long)) return false;
+        st.last_line = ++src.number;
+        char* out    = st.bytes.data() + st.used;
+        if(src.trusted && !too_long)
+        {
+            // The common line in one pass; any other shape takes the general path below.
+            routed_event ev;
+            if(size_t n = route_and_rewrite(line, src.rule, src.memo, out, ev))
+            {
+                long gpu = src.gpu_of(ev.route_node);
+                if(gpu < 0) continue; // unroutable
+                add_message(st, src, n, ev.id, ev.pid, gpu, true, ev.ns);
+                continue;
+            }
+        }
+        classified_line c = classify_line(line, too_long, src.cfg, src.route, src.trusted);
+        if(c.wait.active) src.pending_wait = c.wait;
+        if(c.kind != line_kind::event) continue;
+        uint32_t text_pid = 0;
+        size_t   n        = rewrite_line_to(out, line, c.event, src.rule, text_pid, &src.memo);
+        add_message(st, src, n, c.event.id, delivery_pid(c.event, text_pid), c.gpu, c.event.has_ns,
+                    c.event.ns);
+        src.pending_wait = mask_wait{};
+    }
+    return true;
+}
+
+// `#@ fault vanish` in line order (the same line: in the order given), applied when the
+// delivery reaches their line.
+struct vanish_schedule
+{
+    std::vector<vanish_fault> faults;
+    size_t                    next = 0;
+
+    explicit vanish_schedule(const std::vector<vanish_fault>& given) : faults(given)
+    {
+        std::stable_sort(faults.begin(), faults.end(),
+                         [](const vanish_fault& a, const vanish_fault& b)
+                         { return a.line < b.line; });
+    }
+    void apply_through(const config& cfg, session& s, uint64_t line)
+    {
+        for(; next < faults.size() && faults[next].line <= line; ++next)
+            apply_vanish_fault(cfg, s, faults[next]);
+    }
+};
+
+// The delivery side of the replay, all under the emulator's lock.
+struct replay
+{
+    emulator&                     emu;
+    session&                      s;
+    const config&                 cfg;
+    std::unique_lock<std::mutex>& lock;
+    vanish_schedule               vanish;
+    uint64_t                      batch    = 0;
+    uint64_t                      produced = 0;
+    steady::time_point            start    = steady::now();
+    steady::time_point            previous = start;
+
+    // Messages are delivered in batches under one hold of the lock; a batch ends (wake-ups
+    // given, lock released) when the stage is delivered (the next one is read and parsed
+    // without the lock), when a message was dropped (a FIFO is full), and after max_batch
+    // messages (readers and the application get the lock). A wait for room in a lossless FIFO
+    // or for the schedule releases the lock with the batch so far visible.
+    static constexpr uint64_t max_batch = 512;
+
+    // (No notify of emu.cv here: the producer is the only thread that waits on it.)
+    void end_batch()
+    {
+        flush_wakeups(s);
+        lock.unlock();
+        batch = 0;
+    }
+    template <typename Fn> void wait_in_batch(Fn&& do_wait)
+    {
+        flush_wakeups(s); // what is queued must be visible while we wait
+        do_wait();
+    }
+
+    void keep_schedule(const staged_message& m)
+    {
+        previous = schedule_of(cfg, m.has_ns, m.ns, produced, start, previous);
+        auto now = steady::now();
+        if(previous != steady::time_point::max())
+            if(auto slip = schedule_slip(previous, now); slip.count() > 0)
+            {
+                start += slip; // late: the schedule moves, no burst (pacing.hpp)
+                previous += slip;
+            }
+        if(previous > now) wait_in_batch([&] { wait_for_schedule(emu, s, lock, previous); });
+    }
+
+    // Delivers one message; false when the replay stops.
+    bool deliver_one(const stage& st, const staged_message& m, const mask_wait& wait)
+    {
+        vanish.apply_through(cfg, s, m.line);
+        gpu_state&       gpu = s.gpus[m.gpu];
+        std::string_view msg = st.text(m);
+        if(cfg.pace == pace_kind::realtime || cfg.pace == pace_kind::rate) keep_schedule(m);
+        // The mask wait is checked under the lock that delivers: the event sees the masks
+        // the wait saw (a mask write wakes the cv; the batch so far is visible meanwhile).
+        while(!s.stop && ((wait.active && !mask_wait_done(s, wait)) ||
+                          (cfg.pace == pace_kind::lossless && !gpu.vanished &&
+                           must_wait_for_space(cfg, gpu, m.id, m.pid, msg.size()))))
+            wait_in_batch(
+                [&]
+                {
+                    s.producer_waiting = true;
+                    emu.cv->wait_for(lock, std::chrono::milliseconds(100));
+                    s.producer_waiting = false;
+                });
+        if(s.stop) return false;
+        ++produced;
+        // An event dropped because nobody reads is no progress for the exit wait.
+        bool dropped = false;
+        if(gpu.vanished)
+            ++gpu.n.after_vanish;
+        else if(deliver(cfg, gpu, m.id, m.pid, msg) != 0)
+        {
+            --s.progress;
+            dropped = true;
+        }
+        ++s.progress;
+        // A full FIFO ends the batch: the reader gets its wake-up and the lock between two
+        // messages, as it can between two kernel messages, rather than after a whole burst.
+        if(++batch >= max_batch || dropped)
+        {
+            end_batch();
+            lock.lock();
+            if(s.stop) return false;
+        }
+        return true;
+    }
+
+    // Delivers the stage in order, then ends the batch; false when the replay stops.
+    bool deliver_stage(const stage& st)
+    {
+        lock.lock();
+        bool   going = !s.stop;
+        size_t waits = 0;
+        for(size_t i = 0; going && i < st.count; ++i)
+        {
+            const staged_message& m = st.messages[i];
+            going                   = deliver_one(st, m, m.waits ? st.waits[waits++] : mask_wait{});
+        }
+        if(going) vanish.apply_through(cfg, s, st.last_line); // lines after the last event
+        end_batch();
+        return going;
+    }
+};
+
 void
 produce(emulator& emu, session& s)
 {
@@ -111,105 +367,20 @@ produce(emulator& emu, session& s)
     if(fstat(fd, &st) == 0) producer_log = log_identity{st.st_dev, st.st_ino};
     // The scan checked every line of this file: when it found them all well formed and the
     // file is unchanged, each line is parsed only for what routes and rewrites it.
-    const bool       trusted = cfg.malformed == 0 && identity_of(fd) == cfg.log_file;
-    line_reader      reader(fd, read_our_log);
-    route_state      route;
-    rewrite_rule     rule{cfg.has_self, cfg.self_pid, static_cast<uint32_t>(s.pid), s.ns_offset};
-    std::string_view line; // into the reader's buffer: valid until its next line
-    // The message of the current line, written once (rewritten timestamp and pid, '\n') and
-    // copied from here into each client's FIFO.
-    std::vector<char>  msg_buffer(line_reader::max_line + rewrite_growth);
-    std::string_view   msg;
-    rewrite_memo       memo; // the timestamp's leading digits and the pid, formatted once
-    mask_wait          wait; // a `#@ wait-mask` that the next event must satisfy
-    bool               too_long = false;
-    uint64_t           number   = 0;
-    uint64_t           produced = 0;
-    steady::time_point start    = steady::now();
-    steady::time_point previous = start;
-
-    // Lines are produced in batches under one hold of the lock; a batch ends (wake-ups
-    // given, lock released) when the producer must wait (room in a lossless FIFO, the
-    // schedule), when a message was dropped (a FIFO is full), before the log is read from the
-    // file (no system call that may block under the lock), and after max_batch messages
-    // (readers and the application get the lock).
-    constexpr uint64_t           max_batch = 512;
-    uint64_t                     batch     = 0;
+    const bool  trusted = cfg.malformed == 0 && identity_of(fd) == cfg.log_file;
+    line_source src{
+        cfg, line_reader(fd, read_our_log), trusted,
+        rewrite_rule{cfg.has_self, cfg.self_pid, static_cast<uint32_t>(s.pid), s.ns_offset}};
     std::unique_lock<std::mutex> lock(*emu.mu, std::defer_lock);
-    auto                         end_batch = [&]
+    replay                       out{emu, s, cfg, lock, vanish_schedule(cfg.vanish_faults)};
+    stage                        staged;
+    bool                         more = true;
+    while(more)
     {
-        flush_wakeups(s);
-        emu.cv->notify_all();
-        lock.unlock();
-        batch = 0;
-    };
-    auto wait_in_batch = [&](auto&& do_wait)
-    {
-        flush_wakeups(s); // what is queued must be visible while we wait
-        emu.cv->notify_all();
-        do_wait();
-    };
-
-    while(true)
-    {
-        if(lock.owns_lock() && !reader.has_line()) end_batch();
-        if(!reader.next_view(line, too_long)) break;
-        ++number;
-        if(!lock.owns_lock()) lock.lock();
-        if(s.stop) break;
-        apply_vanish_faults(cfg, s, number);
-        classified_line c = classify_line(line, too_long, cfg, route, trusted);
-        if(c.wait.active) wait = c.wait;
-        if(c.kind != line_kind::event) continue;
-        uint32_t text_pid = 0;
-        msg = std::string_view(msg_buffer.data(), rewrite_line_to(msg_buffer.data(), line, c.event,
-                                                                  rule, text_pid, &memo));
-        uint32_t   pid = delivery_pid(c.event, text_pid);
-        gpu_state& gpu = s.gpus[static_cast<size_t>(c.gpu)];
-
-        if(cfg.pace == pace_kind::realtime || cfg.pace == pace_kind::rate)
-        {
-            previous = schedule_of(cfg, c.event, produced, start, previous);
-            auto now = steady::now();
-            if(previous != steady::time_point::max())
-                if(auto slip = schedule_slip(previous, now); slip.count() > 0)
-                {
-                    start += slip; // late: the schedule moves, no burst (pacing.hpp)
-                    previous += slip;
-                }
-            if(previous > now) wait_in_batch([&] { wait_for_schedule(emu, s, lock, previous); });
-        }
-        // The mask wait is checked under the lock that delivers: the event sees the masks
-        // the wait saw (a mask write wakes the cv; the batch so far is visible meanwhile).
-        while(!s.stop && (!mask_wait_done(s, wait) ||
-                          (cfg.pace == pace_kind::lossless && !gpu.vanished &&
-                           must_wait_for_space(cfg, gpu, c.event.id, pid, msg.size()))))
-            wait_in_batch(
-                [&]
-                {
-                    s.producer_waiting = true;
-                    emu.cv->wait_for(lock, std::chrono::milliseconds(100));
-                    s.producer_waiting = false;
-                });
-        wait = mask_wait{};
-        if(s.stop) break;
-        ++produced;
-        // An event dropped because nobody reads is no progress for the exit wait.
-        bool dropped = false;
-        if(gpu.vanished)
-            ++gpu.n.after_vanish;
-        else if(deliver(cfg, gpu, c.event.id, pid, msg) != 0)
-        {
-            --s.progress;
-            dropped = true;
-        }
-        ++s.progress;
-        // A full FIFO ends the batch: the reader gets its wake-up and the lock between two
-        // messages, as it can between two kernel messages, rather than after a whole burst.
-        if(++batch >= max_batch || dropped) end_batch();
+        staged.clear();
+        more = stage_lines(src, staged);
+        if(!out.deliver_stage(staged)) break;
     }
-    if(!lock.owns_lock()) lock.lock();
-    end_batch();
     if(still_our_log(fd)) libc().close(fd);
 }
 

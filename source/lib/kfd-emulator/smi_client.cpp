@@ -76,15 +76,15 @@ namespace
 // A read makes room for a producer that waits for it, and may complete the replay for the exit
 // wait; nobody else needs a wake-up (one per read would cost a futex call each).
 void
-wake_after_read(emulator& emu, const session& s, const client& c)
+wake_after_read(const session& s, const client& c, read_wakeups& wake)
 {
-    if(s.producer_waiting) emu.cv->notify_all();
-    if(s.producer_finished && c.fifo.empty()) emu.exit_cv->notify_all();
+    wake.producer  = s.producer_waiting;
+    wake.exit_wait = s.producer_finished && c.fifo.empty();
 }
 } // namespace
 
 ssize_t
-smi_read(emulator& emu, session& s, client& c, void* buf, size_t count)
+smi_read(emulator& emu, session& s, client& c, void* buf, size_t count, read_wakeups& wake)
 {
     const read_fault& rule = emu.cfg.read_fault_rule;
     if(c.fifo.empty()) return fail(c.vanished ? ENODEV : EAGAIN);
@@ -107,7 +107,7 @@ smi_read(emulator& emu, session& s, client& c, void* buf, size_t count)
                 c.read_since_edge = true;
                 if(c.fifo.empty()) drop_token(c);
                 ++s.progress;
-                wake_after_read(emu, s, c);
+                wake_after_read(s, c, wake);
             }
             return fail(rule.error);
         }
@@ -117,7 +117,7 @@ smi_read(emulator& emu, session& s, client& c, void* buf, size_t count)
     c.read_since_edge = true;
     if(c.fifo.empty()) drop_token(c);
     ++s.progress;
-    wake_after_read(emu, s, c);
+    wake_after_read(s, c, wake);
     return static_cast<ssize_t>(taken);
 }
 } // namespace kfd_emu
