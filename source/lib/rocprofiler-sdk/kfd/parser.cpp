@@ -13,6 +13,11 @@
 #    include <emmintrin.h> // SSE2: part of every x86-64
 #    include <tmmintrin.h> // SSSE3: only in functions marked KFD_SSSE3, chosen at run time
 #endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#    include <immintrin.h> // AVX2: only in functions marked KFD_AVX2, chosen at run time
+#    define KFD_HAVE_AVX2 1
+#    define KFD_AVX2 __attribute__((target("avx2,bmi,bmi2")))
+#endif
 
 // The readers are small and called a dozen times per line: inlined into each body parser,
 // a line is parsed without calls (at -O2 GCC would keep them out of line).
@@ -36,8 +41,9 @@ enum class number_path
 {
     masked,       // lines of 16 to 128 bytes: classified at once (SSE2), SWAR conversion
     masked_ssse3, // the same, numbers converted with SSSE3 (pshufb, pmaddubsw), when the CPU has it
-    swar,         // eight bytes at a time (other lengths, or no SSE2)
-    scalar,       // a byte at a time
+    masked_avx2, // the same, classified 32 bytes at a time, VEX-encoded, when the CPU has AVX2+BMI2
+    swar,        // eight bytes at a time (other lengths, or no SSE2)
+    scalar,      // a byte at a time
 };
 
 // Longest line of the masked path, and the bytes of the zero-padded copy it reads from: the
@@ -55,7 +61,15 @@ using wide_mask = unsigned __int128;
 constexpr bool
 is_masked(number_path p)
 {
-    return p == number_path::masked || p == number_path::masked_ssse3;
+    return p == number_path::masked || p == number_path::masked_ssse3 ||
+           p == number_path::masked_avx2;
+}
+
+// The paths that convert numbers with SSSE3 from the line's digit values (`nibbles`).
+constexpr bool
+uses_nibbles(number_path p)
+{
+    return p == number_path::masked_ssse3 || p == number_path::masked_avx2;
 }
 
 template <number_path P, typename Mask = uint64_t> struct cursor_of
@@ -72,6 +86,11 @@ template <number_path P, typename Mask = uint64_t> struct cursor_of
     Mask        hex_mask = 0;
     Mask        dec_mask = 0;
     const char* padded   = nullptr;
+    // SSSE3/AVX2 paths: byte i is the value of byte i of the line read as a hex digit (its
+    // low nibble, + 9 for a letter), computed for the whole line during the classification,
+    // so that converting a number is a shuffle and two multiply-adds (garbage for non-digits,
+    // which the conversion never selects).
+    const unsigned char* nibbles = nullptr;
 
     KFD_PARSER_INLINE bool   at_end() const { return position >= text.size(); }
     KFD_PARSER_INLINE char   peek() const { return at_end() ? '\0' : text[position]; }
@@ -332,7 +351,7 @@ read_hex_swar(C& c, size_t max_digits, uint64_t& value)
 #if defined(__SSE2__)
 // Hex-digit and decimal-digit bitmaps of 16 bytes.
 KFD_PARSER_INLINE void
-classify16(__m128i bytes, uint32_t& hex, uint32_t& dec)
+classify16(__m128i bytes, uint32_t& hex, uint32_t& dec, __m128i& nibbles)
 {
     // b - '0' < 10 and (b | 0x20) - 'a' < 6 (unsigned), as signed compares: adding
     // 0x80 - '0' (mod 256) maps exactly '0'..'9' to -128..-119.
@@ -342,46 +361,133 @@ classify16(__m128i bytes, uint32_t& hex, uint32_t& dec)
     const __m128i lower = _mm_or_si128(bytes, _mm_set1_epi8(0x20));
     const __m128i letter =
         _mm_cmplt_epi8(_mm_add_epi8(lower, to_letters), _mm_set1_epi8(-0x80 + 6));
-    dec = static_cast<uint32_t>(_mm_movemask_epi8(digit));
-    hex = static_cast<uint32_t>(_mm_movemask_epi8(_mm_or_si128(digit, letter)));
+    dec     = static_cast<uint32_t>(_mm_movemask_epi8(digit));
+    hex     = static_cast<uint32_t>(_mm_movemask_epi8(_mm_or_si128(digit, letter)));
+    nibbles = _mm_add_epi8(_mm_and_si128(bytes, _mm_set1_epi8(0x0F)),
+                           _mm_and_si128(letter, _mm_set1_epi8(9)));
 }
 
-// For a line of 16 to masked_line_max bytes: fills the cursor's masks and copies the line
-// into `pad` (padded_line_bytes), zero for 32 bytes past the line's end, in 16-byte blocks
-// from the start, the last one ending at the line's end (it overlaps the one before; the same
-// bytes give the same bits). Never reads outside the line.
+// The classified line: a zero-padded copy and, for the SSSE3/AVX2 paths, its digit values,
+// both padded_line_bytes long (readable 16 bytes past every position of the line).
+struct line_copy
+{
+    alignas(32) char bytes[padded_line_bytes];
+    alignas(32) unsigned char nibbles[padded_line_bytes];
+};
+
+// One classified 16-byte block at `offset` of the line into the cursor's masks and copies.
 template <class C>
 KFD_PARSER_INLINE void
-classify_line(C& c, char* pad)
+classify_block16(const char* p, size_t offset, line_copy& copy, typename C::mask_type& hex,
+                 typename C::mask_type& dec)
+{
+    using line_mask     = typename C::mask_type;
+    const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + offset));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(copy.bytes + offset), block);
+    uint32_t h = 0, d = 0;
+    __m128i  nibbles;
+    classify16(block, h, d, nibbles);
+    if constexpr(uses_nibbles(C::path))
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(copy.nibbles + offset), nibbles);
+    hex |= line_mask{h} << offset;
+    dec |= line_mask{d} << offset;
+}
+
+// The end of the classification: zeros after the line in the copy (32 bytes: the longest
+// read past the end), and the cursor pointed at the copy.
+template <class C>
+KFD_PARSER_INLINE void
+finish_classification(C& c, line_copy& copy, typename C::mask_type hex, typename C::mask_type dec)
+{
+    const size_t  size = c.text.size();
+    const __m128i zero = _mm_setzero_si128();
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(copy.bytes + size), zero);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(copy.bytes + size + 16), zero);
+    if constexpr(uses_nibbles(C::path))
+    {
+        // never selected by a conversion, but read: defined bytes for the memory checkers
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(copy.nibbles + size), zero);
+        c.nibbles = copy.nibbles;
+    }
+    c.hex_mask = hex;
+    c.dec_mask = dec;
+    c.padded   = copy.bytes;
+}
+
+// For a line of 16 to masked_line_max bytes: fills the cursor's masks and copies, in 16-byte
+// blocks from the start, the last one ending at the line's end (it overlaps the one before;
+// the same bytes give the same bits). Never reads outside the line.
+template <class C>
+KFD_PARSER_INLINE void
+classify_line(C& c, line_copy& copy)
 {
     const size_t size = c.text.size();
     const char*  p    = c.text.data();
     using line_mask   = typename C::mask_type;
     line_mask hex = 0, dec = 0;
-    uint32_t  h = 0, d = 0;
     size_t    offset = 0;
     for(; offset + 16 <= size; offset += 16)
+        classify_block16<C>(p, offset, copy, hex, dec);
+    if(offset < size) classify_block16<C>(p, size - 16, copy, hex, dec);
+    finish_classification(c, copy, hex, dec);
+}
+#endif
+
+#if defined(KFD_HAVE_AVX2)
+// classify16 for 32 bytes (AVX2).
+KFD_AVX2 inline void
+classify_block32(const char* p, size_t offset, line_copy& copy, uint32_t& hex, uint32_t& dec)
+{
+    const __m256i bytes      = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + offset));
+    const __m256i to_digits  = _mm256_set1_epi8(static_cast<char>(0x80 - '0'));
+    const __m256i to_letters = _mm256_set1_epi8(static_cast<char>(0x80 - 'a'));
+    const __m256i digit =
+        _mm256_cmpgt_epi8(_mm256_set1_epi8(-0x80 + 10), _mm256_add_epi8(bytes, to_digits));
+    const __m256i lower = _mm256_or_si256(bytes, _mm256_set1_epi8(0x20));
+    const __m256i letter =
+        _mm256_cmpgt_epi8(_mm256_set1_epi8(-0x80 + 6), _mm256_add_epi8(lower, to_letters));
+    const __m256i nibbles = _mm256_add_epi8(_mm256_and_si256(bytes, _mm256_set1_epi8(0x0F)),
+                                            _mm256_and_si256(letter, _mm256_set1_epi8(9)));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(copy.bytes + offset), bytes);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(copy.nibbles + offset), nibbles);
+    dec = static_cast<uint32_t>(_mm256_movemask_epi8(digit));
+    hex = static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_or_si256(digit, letter)));
+}
+
+// classify_line with 32-byte blocks: a line of 32 bytes or more takes one block per 32 bytes
+// plus one ending at its end (most kernel lines: two blocks); a shorter one the two 16-byte
+// blocks that cover it (a 32-byte load would read past the line).
+template <class C>
+KFD_AVX2 inline void
+classify_line_avx2(C& c, line_copy& copy)
+{
+    const size_t size = c.text.size();
+    const char*  p    = c.text.data();
+    using line_mask   = typename C::mask_type;
+    line_mask hex = 0, dec = 0;
+    if(size < 32)
     {
-        const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + offset));
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(pad + offset), block);
-        classify16(block, h, d);
-        hex |= line_mask{h} << offset;
-        dec |= line_mask{d} << offset;
+        classify_block16<C>(p, 0, copy, hex, dec);
+        classify_block16<C>(p, size - 16, copy, hex, dec);
     }
-    if(offset < size)
+    else
     {
-        const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + size - 16));
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(pad + size - 16), block);
-        classify16(block, h, d);
-        hex |= line_mask{h} << (size - 16);
-        dec |= line_mask{d} << (size - 16);
+        uint32_t h = 0, d = 0;
+        size_t   offset = 0;
+        for(; offset + 32 <= size; offset += 32)
+        {
+            classify_block32(p, offset, copy, h, d);
+            hex |= line_mask{h} << offset;
+            dec |= line_mask{d} << offset;
+        }
+        if(offset < size)
+        {
+            classify_block32(p, size - 32, copy, h, d);
+            hex |= line_mask{h} << (size - 32);
+            dec |= line_mask{d} << (size - 32);
+        }
     }
-    const __m128i zero = _mm_setzero_si128();
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(pad + size), zero);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(pad + size + 16), zero);
-    c.hex_mask = hex;
-    c.dec_mask = dec;
-    c.padded   = pad;
+    finish_classification(c, copy, hex, dec);
 }
 #endif
 
@@ -491,16 +597,12 @@ make_align_table()
 
 constexpr align_table right_align = make_align_table();
 
-// The value of the n (1..16) hex digits at p (16 readable bytes; only the first n are used).
+// The value of the n (1..16) hex digits whose values (cursor::nibbles) are at p (16
+// readable bytes; only the first n are used).
 KFD_SSSE3 inline uint64_t
-hex_value_ssse3(const char* p, unsigned n)
+hex_value_ssse3(const unsigned char* p, unsigned n)
 {
-    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    // A digit's value: its low nibble, + 9 for a letter (the only digits with bit 6 set).
-    const __m128i bit6    = _mm_set1_epi8(0x40);
-    const __m128i letters = _mm_cmpeq_epi8(_mm_and_si128(bytes, bit6), bit6);
-    const __m128i nibbles = _mm_add_epi8(_mm_and_si128(bytes, _mm_set1_epi8(0x0F)),
-                                         _mm_and_si128(letters, _mm_set1_epi8(9)));
+    const __m128i nibbles = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
     const __m128i aligned = _mm_shuffle_epi8(
         nibbles, _mm_load_si128(reinterpret_cast<const __m128i*>(right_align.control[n])));
     // 16 * first + second per byte pair, then 256 * first + second per word pair: four
@@ -511,12 +613,12 @@ hex_value_ssse3(const char* p, unsigned n)
     return static_cast<uint64_t>(_mm_cvtsi128_si64(_mm_shuffle_epi8(quads, gather)));
 }
 
-// The value of the n (1..16) decimal digits at p (16 readable bytes; only the first n used).
+// The value of the n (1..16) decimal digits whose values (cursor::nibbles: a decimal
+// digit's low nibble) are at p (16 readable bytes; only the first n used).
 KFD_SSSE3 inline uint64_t
-decimal_value_ssse3(const char* p, unsigned n)
+decimal_value_ssse3(const unsigned char* p, unsigned n)
 {
-    const __m128i bytes   = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    const __m128i digits  = _mm_sub_epi8(bytes, _mm_set1_epi8('0'));
+    const __m128i digits  = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
     const __m128i aligned = _mm_shuffle_epi8(
         digits, _mm_load_si128(reinterpret_cast<const __m128i*>(right_align.control[n])));
     const __m128i  pairs  = _mm_maddubs_epi16(aligned, _mm_set1_epi16(0x010A)); // 10, 1: <= 99
@@ -533,7 +635,7 @@ read_hex_ssse3(C& c, size_t max_digits, uint64_t& value)
 {
     const unsigned n = digits_at(c.hex_mask, c.position);
     if(n == 0 || n > max_digits) return false; // max_digits <= 16
-    value = hex_value_ssse3(c.padded + c.position, n);
+    value = hex_value_ssse3(c.nibbles + c.position, n);
     c.position += n;
     return true;
 }
@@ -545,7 +647,7 @@ read_decimal_ssse3(C& c, size_t max_digits, uint64_t max_value, uint64_t& value)
     const unsigned n = digits_at(c.dec_mask, c.position);
     if(n > 16) return read_decimal_masked(c, max_digits, max_value, value); // 17-19: rare
     if(n == 0 || n > max_digits) return false;
-    const uint64_t v = decimal_value_ssse3(c.padded + c.position, n);
+    const uint64_t v = decimal_value_ssse3(c.nibbles + c.position, n);
     value            = v;
     c.position += n;
     return v <= max_value;
@@ -556,7 +658,7 @@ template <class C>
 KFD_PARSER_INLINE bool
 read_hex(C& c, size_t max_digits, uint64_t& value)
 {
-    if constexpr(C::path == number_path::masked_ssse3)
+    if constexpr(uses_nibbles(C::path))
         return read_hex_ssse3(c, max_digits, value);
     else if constexpr(C::path == number_path::masked)
         return read_hex_masked(c, max_digits, value);
@@ -570,7 +672,7 @@ template <class C>
 KFD_PARSER_INLINE bool
 read_decimal(C& c, size_t max_digits, uint64_t max_value, uint64_t& value)
 {
-    if constexpr(C::path == number_path::masked_ssse3)
+    if constexpr(uses_nibbles(C::path))
         return read_decimal_ssse3(c, max_digits, max_value, value);
     else if constexpr(C::path == number_path::masked)
         return read_decimal_masked(c, max_digits, max_value, value);
@@ -934,45 +1036,81 @@ __attribute__((noinline)) parse_result
 parse_line_masked(std::string_view line, event& out) noexcept
 {
     clear(out);
-    alignas(16) char                     pad[padded_line_bytes];
+    line_copy                            copy;
     cursor_of<number_path::masked, Mask> c{line};
-    classify_line(c, pad);
+    classify_line(c, copy);
     return parse_with(c, out);
 }
 
 // The same with SSSE3 number conversion. `flatten` inlines the SSSE3 converters here, the
-// only function compiled for SSSE3 that calls them. The padded copy has at least 16 readable
+// only function compiled for SSSE3 that calls them. The copies have at least 16 readable
 // bytes at every position of the line (padded_line_bytes), as the 16-byte loads need.
 template <typename Mask>
 __attribute__((noinline, flatten)) KFD_SSSE3 parse_result
 parse_line_masked_ssse3(std::string_view line, event& out) noexcept
 {
     clear(out);
-    alignas(16) char                           pad[padded_line_bytes];
+    line_copy                                  copy;
     cursor_of<number_path::masked_ssse3, Mask> c{line};
-    classify_line(c, pad);
+    classify_line(c, copy);
     return parse_with(c, out);
 }
 
-bool
-cpu_has_ssse3() noexcept
+#    if defined(KFD_HAVE_AVX2)
+// The same, classified 32 bytes at a time and the whole body compiled for AVX2 and BMI2:
+// three-operand (VEX) vector instructions need no register copies around the SSSE3
+// conversions, and shlx/shrx shift the masks without the count in %cl.
+template <typename Mask>
+__attribute__((noinline, flatten)) KFD_AVX2 parse_result
+parse_line_masked_avx2(std::string_view line, event& out) noexcept
+{
+    clear(out);
+    line_copy                                 copy;
+    cursor_of<number_path::masked_avx2, Mask> c{line};
+    classify_line_avx2(c, copy);
+    return parse_with(c, out);
+}
+#    endif
+
+// What this CPU runs, best last.
+enum class simd_level
+{
+    sse2,
+    ssse3,
+    avx2, // with BMI1 and BMI2
+};
+
+simd_level
+cpu_simd_level() noexcept
 {
     __builtin_cpu_init(); // may run before libgcc's own initializer
-    return __builtin_cpu_supports("ssse3");
+#    if defined(KFD_HAVE_AVX2)
+    if(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
+       __builtin_cpu_supports("bmi2"))
+        return simd_level::avx2;
+#    endif
+    return __builtin_cpu_supports("ssse3") ? simd_level::ssse3 : simd_level::sse2;
 }
 
 // Asked once, on first use: the CPU does not change under the process. A function-local
 // static, not a namespace-scope flag set by this file's static initializer: the SDK's reader
 // thread may parse before that initializer ran (the SDK starts it from its own load-time
 // constructor), and ThreadSanitizer reported the flag's initialization racing with it.
-bool
-has_ssse3() noexcept
+// Inline: after the first call, one load and compare of the guard per line.
+KFD_PARSER_INLINE simd_level
+simd() noexcept
 {
-    static const bool yes = cpu_has_ssse3();
-    return yes;
+    static const simd_level level = cpu_simd_level();
+    return level;
 }
 
-bool
+KFD_PARSER_INLINE bool
+has_ssse3() noexcept
+{
+    return simd() >= simd_level::ssse3;
+}
+
+KFD_PARSER_INLINE bool
 fits_masked(std::string_view line)
 {
     return line.size() >= 16 && line.size() <= masked_line_max;
@@ -1004,6 +1142,19 @@ parse_line_ssse3(std::string_view line, event& out) noexcept
     return parse_line_with<number_path::swar>(line, out);
 }
 
+parse_result
+parse_line_avx2(std::string_view line, event& out) noexcept
+{
+#if defined(__SSE2__) && defined(KFD_HAVE_AVX2)
+    if(simd() == simd_level::avx2 && fits_masked(line))
+    {
+        if(line.size() <= masked_narrow_max) return parse_line_masked_avx2<uint64_t>(line, out);
+        return parse_line_masked_avx2<wide_mask>(line, out);
+    }
+#endif
+    return parse_line_ssse3(line, out);
+}
+
 bool
 parse_line_has_ssse3() noexcept
 {
@@ -1014,14 +1165,31 @@ parse_line_has_ssse3() noexcept
 #endif
 }
 
+bool
+parse_line_has_avx2() noexcept
+{
+#if defined(__SSE2__) && defined(KFD_HAVE_AVX2)
+    return simd() == simd_level::avx2;
+#else
+    return false;
+#endif
+}
+
 parse_result
 parse_line(std::string_view line, event& out) noexcept
 {
 #if defined(__SSE2__)
-    if(has_ssse3() && fits_masked(line))
+    if(fits_masked(line))
     {
-        if(line.size() <= masked_narrow_max) return parse_line_masked_ssse3<uint64_t>(line, out);
-        return parse_line_masked_ssse3<wide_mask>(line, out);
+        const bool narrow = line.size() <= masked_narrow_max;
+#    if defined(KFD_HAVE_AVX2)
+        if(simd() == simd_level::avx2)
+            return narrow ? parse_line_masked_avx2<uint64_t>(line, out)
+                          : parse_line_masked_avx2<wide_mask>(line, out);
+#    endif
+        if(has_ssse3())
+            return narrow ? parse_line_masked_ssse3<uint64_t>(line, out)
+                          : parse_line_masked_ssse3<wide_mask>(line, out);
     }
 #endif
     return parse_line_sse2(line, out);

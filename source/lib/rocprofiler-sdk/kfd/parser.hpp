@@ -149,6 +149,11 @@ parse_result parse_line(std::string_view line, event& out) noexcept;
 parse_result parse_line_ssse3(std::string_view line, event& out) noexcept;
 parse_result parse_line_sse2(std::string_view line, event& out) noexcept;
 bool         parse_line_has_ssse3() noexcept;
+// The AVX2 path (lines classified 32 bytes at a time, the body compiled for AVX2 + BMI2),
+// which parse_line takes when the CPU has AVX2, BMI1 and BMI2; parse_line_avx2 is the
+// SSSE3 path where it has not (see parse_line_has_avx2).
+parse_result parse_line_avx2(std::string_view line, event& out) noexcept;
+bool         parse_line_has_avx2() noexcept;
 
 // The twins of parse_line that the tests run on the same inputs and compare (same contract
 // and results): numbers read eight bytes at a time, classifying each word (no SIMD), and
