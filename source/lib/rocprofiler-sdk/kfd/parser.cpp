@@ -7,6 +7,7 @@
 
 #include "common/kfd_abi.hpp"
 
+#include <atomic>
 #include <limits>
 
 #if defined(__SSE2__)
@@ -137,10 +138,17 @@ template <number_path P, typename Mask = uint64_t> struct cursor_of
 
 // The number readers: the word-at-a-time ones, or their scalar twins (see cursor::swar).
 template <class C> KFD_PARSER_INLINE bool read_hex(C& c, size_t max_digits, uint64_t& value);
+
+// 1 <= n <= max_digits, as one unsigned compare (n = 0 wraps around to the largest value).
+KFD_PARSER_INLINE bool
+digit_count_ok(unsigned n, size_t max_digits)
+{
+    return size_t{n} - 1u < max_digits;
+}
 template <class C>
 KFD_PARSER_INLINE bool read_decimal(C& c, size_t max_digits, uint64_t max_value, uint64_t& value);
 
-int
+constexpr int
 hex_value(char c)
 {
     if(c >= '0' && c <= '9') return c - '0';
@@ -149,7 +157,7 @@ hex_value(char c)
     return -1;
 }
 
-bool
+constexpr bool
 is_decimal_digit(char c)
 {
     return c >= '0' && c <= '9';
@@ -349,22 +357,69 @@ read_hex_swar(C& c, size_t max_digits, uint64_t& value)
 // ---- SIMD: the whole line classified at once (SSE2), then SWAR conversion ----
 
 #if defined(__SSE2__)
-// Hex-digit and decimal-digit bitmaps of 16 bytes.
+// The byte constants of the classification, 32 of each (the 16-byte version reads the
+// first 16).
+struct classify_constants
+{
+    struct row
+    {
+        alignas(32) unsigned char b[32];
+    };
+    row to_digits;     // b + (0x80 - '0'): '0'..'9' become -128..-119
+    row to_letters;    // (b | 0x20) + (0x80 - 'a'): letters become -128..-123
+    row digit_limit;   // -128 + 10
+    row letter_limit;  // -128 + 6
+    row case_bit;      // 0x20
+    row low_nibble;    // 0x0F
+    row letter_adjust; // 9: 'a'/'A' (low nibble 1) is 10
+};
+
+constexpr classify_constants::row
+splat(unsigned char value)
+{
+    classify_constants::row r{};
+    for(auto& b : r.b)
+        b = value;
+    return r;
+}
+
+constexpr classify_constants classify_table = {
+    splat(0x80 - '0'), splat(0x80 - 'a'), splat(0x80 + 10), splat(0x80 + 6),
+    splat(0x20),       splat(0x0F),       splat(9)};
+
+// The table, through a pointer the compiler cannot see through: with AVX2, GCC rebuilds
+// every splatted constant it knows (mov + vmovq + vpbroadcast: three instructions each, on
+// every call) instead of reading it from memory as an operand.
+KFD_PARSER_INLINE const classify_constants&
+constants()
+{
+    const classify_constants* k = &classify_table;
+    __asm__("" : "+r"(k));
+    return *k;
+}
+
+KFD_PARSER_INLINE __m128i
+row16(const classify_constants::row& r)
+{
+    return _mm_load_si128(reinterpret_cast<const __m128i*>(r.b));
+}
+
+// Hex-digit and decimal-digit bitmaps of 16 bytes, and each byte's value as a hex digit.
 KFD_PARSER_INLINE void
-classify16(__m128i bytes, uint32_t& hex, uint32_t& dec, __m128i& nibbles)
+classify16(__m128i bytes, const classify_constants& k, uint32_t& hex, uint32_t& dec,
+           __m128i& nibbles)
 {
     // b - '0' < 10 and (b | 0x20) - 'a' < 6 (unsigned), as signed compares: adding
     // 0x80 - '0' (mod 256) maps exactly '0'..'9' to -128..-119.
-    const __m128i to_digits  = _mm_set1_epi8(static_cast<char>(0x80 - '0'));
-    const __m128i to_letters = _mm_set1_epi8(static_cast<char>(0x80 - 'a'));
-    const __m128i digit = _mm_cmplt_epi8(_mm_add_epi8(bytes, to_digits), _mm_set1_epi8(-0x80 + 10));
-    const __m128i lower = _mm_or_si128(bytes, _mm_set1_epi8(0x20));
+    const __m128i digit =
+        _mm_cmplt_epi8(_mm_add_epi8(bytes, row16(k.to_digits)), row16(k.digit_limit));
+    const __m128i lower = _mm_or_si128(bytes, row16(k.case_bit));
     const __m128i letter =
-        _mm_cmplt_epi8(_mm_add_epi8(lower, to_letters), _mm_set1_epi8(-0x80 + 6));
+        _mm_cmplt_epi8(_mm_add_epi8(lower, row16(k.to_letters)), row16(k.letter_limit));
     dec     = static_cast<uint32_t>(_mm_movemask_epi8(digit));
     hex     = static_cast<uint32_t>(_mm_movemask_epi8(_mm_or_si128(digit, letter)));
-    nibbles = _mm_add_epi8(_mm_and_si128(bytes, _mm_set1_epi8(0x0F)),
-                           _mm_and_si128(letter, _mm_set1_epi8(9)));
+    nibbles = _mm_add_epi8(_mm_and_si128(bytes, row16(k.low_nibble)),
+                           _mm_and_si128(letter, row16(k.letter_adjust)));
 }
 
 // The classified line: a zero-padded copy and, for the SSSE3/AVX2 paths, its digit values,
@@ -378,15 +433,15 @@ struct line_copy
 // One classified 16-byte block at `offset` of the line into the cursor's masks and copies.
 template <class C>
 KFD_PARSER_INLINE void
-classify_block16(const char* p, size_t offset, line_copy& copy, typename C::mask_type& hex,
-                 typename C::mask_type& dec)
+classify_block16(const char* p, size_t offset, const classify_constants& k, line_copy& copy,
+                 typename C::mask_type& hex, typename C::mask_type& dec)
 {
     using line_mask     = typename C::mask_type;
     const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + offset));
     _mm_storeu_si128(reinterpret_cast<__m128i*>(copy.bytes + offset), block);
     uint32_t h = 0, d = 0;
     __m128i  nibbles;
-    classify16(block, h, d, nibbles);
+    classify16(block, k, h, d, nibbles);
     if constexpr(uses_nibbles(C::path))
         _mm_storeu_si128(reinterpret_cast<__m128i*>(copy.nibbles + offset), nibbles);
     hex |= line_mask{h} << offset;
@@ -421,33 +476,39 @@ template <class C>
 KFD_PARSER_INLINE void
 classify_line(C& c, line_copy& copy)
 {
-    const size_t size = c.text.size();
-    const char*  p    = c.text.data();
-    using line_mask   = typename C::mask_type;
-    line_mask hex = 0, dec = 0;
-    size_t    offset = 0;
+    const size_t size             = c.text.size();
+    const char*  p                = c.text.data();
+    using line_mask               = typename C::mask_type;
+    line_mask                 hex = 0, dec = 0;
+    size_t                    offset = 0;
+    const classify_constants& k      = constants();
     for(; offset + 16 <= size; offset += 16)
-        classify_block16<C>(p, offset, copy, hex, dec);
-    if(offset < size) classify_block16<C>(p, size - 16, copy, hex, dec);
+        classify_block16<C>(p, offset, k, copy, hex, dec);
+    if(offset < size) classify_block16<C>(p, size - 16, k, copy, hex, dec);
     finish_classification(c, copy, hex, dec);
 }
 #endif
 
 #if defined(KFD_HAVE_AVX2)
 // classify16 for 32 bytes (AVX2).
-KFD_AVX2 inline void
-classify_block32(const char* p, size_t offset, line_copy& copy, uint32_t& hex, uint32_t& dec)
+KFD_AVX2 inline __m256i
+row32(const classify_constants::row& r)
 {
-    const __m256i bytes      = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + offset));
-    const __m256i to_digits  = _mm256_set1_epi8(static_cast<char>(0x80 - '0'));
-    const __m256i to_letters = _mm256_set1_epi8(static_cast<char>(0x80 - 'a'));
+    return _mm256_load_si256(reinterpret_cast<const __m256i*>(r.b));
+}
+
+KFD_AVX2 inline void
+classify_block32(const char* p, size_t offset, const classify_constants& k, line_copy& copy,
+                 uint32_t& hex, uint32_t& dec)
+{
+    const __m256i bytes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + offset));
     const __m256i digit =
-        _mm256_cmpgt_epi8(_mm256_set1_epi8(-0x80 + 10), _mm256_add_epi8(bytes, to_digits));
-    const __m256i lower = _mm256_or_si256(bytes, _mm256_set1_epi8(0x20));
+        _mm256_cmpgt_epi8(row32(k.digit_limit), _mm256_add_epi8(bytes, row32(k.to_digits)));
+    const __m256i lower = _mm256_or_si256(bytes, row32(k.case_bit));
     const __m256i letter =
-        _mm256_cmpgt_epi8(_mm256_set1_epi8(-0x80 + 6), _mm256_add_epi8(lower, to_letters));
-    const __m256i nibbles = _mm256_add_epi8(_mm256_and_si256(bytes, _mm256_set1_epi8(0x0F)),
-                                            _mm256_and_si256(letter, _mm256_set1_epi8(9)));
+        _mm256_cmpgt_epi8(row32(k.letter_limit), _mm256_add_epi8(lower, row32(k.to_letters)));
+    const __m256i nibbles = _mm256_add_epi8(_mm256_and_si256(bytes, row32(k.low_nibble)),
+                                            _mm256_and_si256(letter, row32(k.letter_adjust)));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(copy.bytes + offset), bytes);
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(copy.nibbles + offset), nibbles);
     dec = static_cast<uint32_t>(_mm256_movemask_epi8(digit));
@@ -461,14 +522,15 @@ template <class C>
 KFD_AVX2 inline void
 classify_line_avx2(C& c, line_copy& copy)
 {
-    const size_t size = c.text.size();
-    const char*  p    = c.text.data();
-    using line_mask   = typename C::mask_type;
-    line_mask hex = 0, dec = 0;
+    const size_t size             = c.text.size();
+    const char*  p                = c.text.data();
+    using line_mask               = typename C::mask_type;
+    line_mask                 hex = 0, dec = 0;
+    const classify_constants& k = constants();
     if(size < 32)
     {
-        classify_block16<C>(p, 0, copy, hex, dec);
-        classify_block16<C>(p, size - 16, copy, hex, dec);
+        classify_block16<C>(p, 0, k, copy, hex, dec);
+        classify_block16<C>(p, size - 16, k, copy, hex, dec);
     }
     else
     {
@@ -476,13 +538,13 @@ classify_line_avx2(C& c, line_copy& copy)
         size_t   offset = 0;
         for(; offset + 32 <= size; offset += 32)
         {
-            classify_block32(p, offset, copy, h, d);
+            classify_block32(p, offset, k, copy, h, d);
             hex |= line_mask{h} << offset;
             dec |= line_mask{d} << offset;
         }
         if(offset < size)
         {
-            classify_block32(p, size - 32, copy, h, d);
+            classify_block32(p, size - 32, k, copy, h, d);
             hex |= line_mask{h} << (size - 32);
             dec |= line_mask{d} << (size - 32);
         }
@@ -535,7 +597,7 @@ KFD_PARSER_INLINE bool
 read_hex_masked(C& c, size_t max_digits, uint64_t& value)
 {
     const unsigned n = digits_at(c.hex_mask, c.position);
-    if(n == 0 || n > max_digits) return false; // max_digits <= 16
+    if(!digit_count_ok(n, max_digits)) return false; // max_digits <= 16
     const char* p = c.padded + c.position;
     if(n <= 8)
         value = known_hex_value(load8_padded(p), n);
@@ -551,7 +613,7 @@ KFD_PARSER_INLINE bool
 read_decimal_masked(C& c, size_t max_digits, uint64_t max_value, uint64_t& value)
 {
     const unsigned n = digits_at(c.dec_mask, c.position);
-    if(n == 0 || n > max_digits) return false; // max_digits <= 19: no overflow
+    if(!digit_count_ok(n, max_digits)) return false; // max_digits <= 19: no overflow
     const char* p = c.padded + c.position;
     uint64_t    v = 0;
     if(n <= 8)
@@ -634,7 +696,7 @@ KFD_PARSER_INLINE bool
 read_hex_ssse3(C& c, size_t max_digits, uint64_t& value)
 {
     const unsigned n = digits_at(c.hex_mask, c.position);
-    if(n == 0 || n > max_digits) return false; // max_digits <= 16
+    if(!digit_count_ok(n, max_digits)) return false; // max_digits <= 16
     value = hex_value_ssse3(c.nibbles + c.position, n);
     c.position += n;
     return true;
@@ -646,7 +708,7 @@ read_decimal_ssse3(C& c, size_t max_digits, uint64_t max_value, uint64_t& value)
 {
     const unsigned n = digits_at(c.dec_mask, c.position);
     if(n > 16) return read_decimal_masked(c, max_digits, max_value, value); // 17-19: rare
-    if(n == 0 || n > max_digits) return false;
+    if(!digit_count_ok(n, max_digits)) return false;
     const uint64_t v = decimal_value_ssse3(c.nibbles + c.position, n);
     value            = v;
     c.position += n;
@@ -974,15 +1036,35 @@ read_event_id(C& c)
 
 namespace
 {
+// The known id (1..14) that each byte names as a one-digit id token, else 0.
+struct id_table
+{
+    uint8_t id[256];
+};
+
+constexpr id_table
+make_id_table()
+{
+    id_table t{};
+    for(int b = 0; b < 256; ++b)
+    {
+        const int digit = hex_value(static_cast<char>(b));
+        t.id[b]         = digit > 0 && is_known_id(static_cast<uint64_t>(digit))
+                              ? static_cast<uint8_t>(digit)
+                              : 0;
+    }
+    return t;
+}
+
+constexpr id_table one_digit_ids = make_id_table();
+
 // The id of a line whose id token is one hex digit (every kernel line): one table look-up
 // instead of a number read. 0 when the line does not start that way.
 KFD_PARSER_INLINE uint32_t
 one_digit_event_id(std::string_view line)
 {
     if(line.size() < 2 || line[1] != ' ') return 0;
-    const int digit = hex_value(line[0]);
-    return digit > 0 && is_known_id(static_cast<uint64_t>(digit)) ? static_cast<uint32_t>(digit)
-                                                                  : 0;
+    return one_digit_ids.id[static_cast<unsigned char>(line[0])];
 }
 
 // All fields zero. Copied with memcpy: `out = event{}` compiles to a slow `rep stos`.
@@ -1073,8 +1155,9 @@ parse_line_masked_avx2(std::string_view line, event& out) noexcept
 #    endif
 
 // What this CPU runs, best last.
-enum class simd_level
+enum class simd_level : int8_t
 {
+    unknown = -1, // not asked yet
     sse2,
     ssse3,
     avx2, // with BMI1 and BMI2
@@ -1092,16 +1175,33 @@ cpu_simd_level() noexcept
     return __builtin_cpu_supports("ssse3") ? simd_level::ssse3 : simd_level::sse2;
 }
 
-// Asked once, on first use: the CPU does not change under the process. A function-local
-// static, not a namespace-scope flag set by this file's static initializer: the SDK's reader
-// thread may parse before that initializer ran (the SDK starts it from its own load-time
-// constructor), and ThreadSanitizer reported the flag's initialization racing with it.
-// Inline: after the first call, one load and compare of the guard per line.
+// Asked on first use: the CPU does not change under the process. Not a flag set by this
+// file's static initializer: the SDK's reader thread may parse before that initializer ran
+// (the SDK starts it from its own load-time constructor), and ThreadSanitizer reported such
+// a flag's initialization racing with it. A relaxed atomic, constant-initialized (no guard
+// and no initializer run at load time): threads that race on the first use all store the
+// same value. parse_line reads it with one load per line and, while it is unknown, tail-
+// calls a function that asks (so that its own path needs no stack frame for a call).
+KFD_PARSER_INLINE std::atomic<simd_level>&
+                  simd_cache() noexcept
+{
+    static std::atomic<simd_level> level{simd_level::unknown};
+    return level;
+}
+
+__attribute__((noinline)) simd_level
+ask_simd_level() noexcept
+{
+    const simd_level level = cpu_simd_level();
+    simd_cache().store(level, std::memory_order_relaxed);
+    return level;
+}
+
 KFD_PARSER_INLINE simd_level
 simd() noexcept
 {
-    static const simd_level level = cpu_simd_level();
-    return level;
+    const simd_level level = simd_cache().load(std::memory_order_relaxed);
+    return level != simd_level::unknown ? level : ask_simd_level();
 }
 
 KFD_PARSER_INLINE bool
@@ -1175,21 +1275,36 @@ parse_line_has_avx2() noexcept
 #endif
 }
 
+#if defined(__SSE2__)
+namespace
+{
+// parse_line's first call (or first calls, when threads race): asks the CPU, then parses.
+__attribute__((noinline)) parse_result
+parse_line_first_use(std::string_view line, event& out) noexcept
+{
+    ask_simd_level();
+    return parse_line(line, out);
+}
+} // namespace
+#endif
+
 parse_result
 parse_line(std::string_view line, event& out) noexcept
 {
 #if defined(__SSE2__)
     if(fits_masked(line))
     {
-        const bool narrow = line.size() <= masked_narrow_max;
+        const bool       narrow = line.size() <= masked_narrow_max;
+        const simd_level level  = simd_cache().load(std::memory_order_relaxed);
 #    if defined(KFD_HAVE_AVX2)
-        if(simd() == simd_level::avx2)
+        if(level == simd_level::avx2)
             return narrow ? parse_line_masked_avx2<uint64_t>(line, out)
                           : parse_line_masked_avx2<wide_mask>(line, out);
 #    endif
-        if(has_ssse3())
+        if(level == simd_level::ssse3)
             return narrow ? parse_line_masked_ssse3<uint64_t>(line, out)
                           : parse_line_masked_ssse3<wide_mask>(line, out);
+        if(level == simd_level::unknown) return parse_line_first_use(line, out);
     }
 #endif
     return parse_line_sse2(line, out);
