@@ -206,6 +206,10 @@ public:
     }
 
 private:
+    // Calls on_line for every whole line in [cursor, end) found 64 bytes at a time (at least
+    // 64 bytes left, no carried line); returns the start of the first line not ended there.
+    template <typename F> const char* feed_blocks(const char* cursor, const char* end, F& on_line);
+
     void start_discarding()
     {
         ++m_overlong;
@@ -236,6 +240,52 @@ find_newline(const char* p, size_t n) noexcept
     return static_cast<const char*>(std::memchr(p, '\n', n));
 }
 
+// Bit i set when p[i] is '\n', for the 64 bytes at p.
+inline uint64_t
+newline_bits64(const char* p) noexcept
+{
+#if defined(__SSE2__)
+    const __m128i newline = _mm_set1_epi8('\n');
+    uint64_t      bits    = 0;
+    for(int i = 0; i < 4; ++i)
+    {
+        const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * i));
+        const auto hits = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(block, newline)));
+        bits |= uint64_t{hits} << (16 * i);
+    }
+    return bits;
+#else
+    uint64_t bits = 0;
+    for(int i = 0; i < 64; ++i)
+        bits |= uint64_t{p[i] == '\n'} << i;
+    return bits;
+#endif
+}
+
+// Most lines of a read: one bitmap of the newlines per 64 bytes, each line's end one
+// count-trailing-zeros (no loop per line whose trip count the branch predictor would have
+// to guess).
+template <typename F>
+const char*
+line_splitter::feed_blocks(const char* cursor, const char* end, F& on_line)
+{
+    const char* line = cursor;
+    for(const char* block = cursor; end - block >= 64; block += 64)
+    {
+        for(uint64_t newlines = newline_bits64(block); newlines != 0; newlines &= newlines - 1)
+        {
+            const char*  newline = block + __builtin_ctzll(newlines);
+            const size_t length  = static_cast<size_t>(newline - line);
+            if(length > max_line_length)
+                ++m_overlong; // ends here: counted once
+            else
+                on_line(std::string_view{line, length}); // may reset(): nothing is carried
+            line = newline + 1;
+        }
+    }
+    return line;
+}
+
 template <typename F>
 void
 line_splitter::feed(const char* data, size_t size, F&& on_line)
@@ -245,6 +295,11 @@ line_splitter::feed(const char* data, size_t size, F&& on_line)
     const char* const end    = data + size;
     while(cursor < end)
     {
+        if(m_length == 0 && !m_discarding && end - cursor >= 64)
+        {
+            cursor = feed_blocks(cursor, end, on_line);
+            if(cursor >= end) return;
+        }
         const size_t available = static_cast<size_t>(end - cursor);
         const char*  newline   = find_newline(cursor, available);
         if(m_discarding)
