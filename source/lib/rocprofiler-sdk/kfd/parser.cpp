@@ -81,12 +81,14 @@ template <number_path P, typename Mask = uint64_t> struct cursor_of
 
     std::string_view text;
     size_t           position = 0;
-    // Masked path: bit i set when byte i of the line is a hex (decimal) digit; bits past
-    // the line's end are 0 (no digit). `padded` is a copy of the line followed by zeros, so
-    // that every number and separator is read with plain loads (no end checks).
-    Mask        hex_mask = 0;
-    Mask        dec_mask = 0;
-    const char* padded   = nullptr;
+    // Masked path: bit i set when byte i of the line is not a hex (decimal) digit, and for
+    // every bit past the line's end: a number at i ends at the next set bit (stored
+    // complemented: one instruction less per number). `padded` is a copy of the line
+    // followed by zeros, so that every number and separator is read with plain loads (no
+    // end checks).
+    Mask        not_hex = 0;
+    Mask        not_dec = 0;
+    const char* padded  = nullptr;
     // SSSE3/AVX2 paths: byte i is the value of byte i of the line read as a hex digit (its
     // low nibble, + 9 for a letter), computed for the whole line during the classification,
     // so that converting a number is a shuffle and two multiply-adds (garbage for non-digits,
@@ -464,9 +466,9 @@ finish_classification(C& c, line_copy& copy, typename C::mask_type hex, typename
         _mm_storeu_si128(reinterpret_cast<__m128i*>(copy.nibbles + size), zero);
         c.nibbles = copy.nibbles;
     }
-    c.hex_mask = hex;
-    c.dec_mask = dec;
-    c.padded   = copy.bytes;
+    c.not_hex = ~hex;
+    c.not_dec = ~dec;
+    c.padded  = copy.bytes;
 }
 
 // For a line of 16 to masked_line_max bytes: fills the cursor's masks and copies, in 16-byte
@@ -562,25 +564,28 @@ load8_padded(const char* p)
     return word;
 }
 
-// Digits in a row at the cursor, from a mask (bits past the line are 0). The 64-bit instance
-// takes lines of at most 63 bytes (masked_narrow_max): the position is at most 63 and bit 63
-// is past the line's end, so the shift is defined and `rest` is never 0 (one shift, one
-// count, no branch).
+// Digits in a row at the cursor, from a mask of the bytes that are not digits (bits past the
+// line are set). The 64-bit instance takes lines of at most 63 bytes (masked_narrow_max):
+// the position is at most 63 and bit 63 is past the line's end, so the shift is defined and
+// `rest` is never 0 (one shift, one count, no branch).
 KFD_PARSER_INLINE unsigned
-digits_at(uint64_t mask, size_t position)
+digits_at(uint64_t not_digit, size_t position)
 {
-    const uint64_t rest = ~mask >> position;
+    const uint64_t rest = not_digit >> position;
     return static_cast<unsigned>(__builtin_ctzll(rest));
 }
 
 KFD_PARSER_INLINE unsigned
-digits_at(wide_mask mask, size_t position)
+digits_at(wide_mask not_digit, size_t position)
 {
-    const wide_mask rest = position < 128 ? ~(mask >> position) : ~wide_mask{0};
+    // A line of 128 bytes has no bit past its end: the bits shifted in (zeros, "digits")
+    // stand for the end of the line, where a run of digits to the end stops.
+    const wide_mask rest = position < 128 ? not_digit >> position : ~wide_mask{0};
     const uint64_t  low  = static_cast<uint64_t>(rest);
     if(low != 0) return static_cast<unsigned>(__builtin_ctzll(low));
     const uint64_t high = static_cast<uint64_t>(rest >> 64);
-    return high == 0 ? 128u : 64u + static_cast<unsigned>(__builtin_ctzll(high));
+    return high == 0 ? static_cast<unsigned>(128 - position)
+                     : 64u + static_cast<unsigned>(__builtin_ctzll(high));
 }
 
 // The value of the first n (1..8) hex digits of word, known to be hex digits: a letter is
@@ -596,7 +601,7 @@ template <class C>
 KFD_PARSER_INLINE bool
 read_hex_masked(C& c, size_t max_digits, uint64_t& value)
 {
-    const unsigned n = digits_at(c.hex_mask, c.position);
+    const unsigned n = digits_at(c.not_hex, c.position);
     if(!digit_count_ok(n, max_digits)) return false; // max_digits <= 16
     const char* p = c.padded + c.position;
     if(n <= 8)
@@ -612,7 +617,7 @@ template <class C>
 KFD_PARSER_INLINE bool
 read_decimal_masked(C& c, size_t max_digits, uint64_t max_value, uint64_t& value)
 {
-    const unsigned n = digits_at(c.dec_mask, c.position);
+    const unsigned n = digits_at(c.not_dec, c.position);
     if(!digit_count_ok(n, max_digits)) return false; // max_digits <= 19: no overflow
     const char* p = c.padded + c.position;
     uint64_t    v = 0;
@@ -695,7 +700,7 @@ template <class C>
 KFD_PARSER_INLINE bool
 read_hex_ssse3(C& c, size_t max_digits, uint64_t& value)
 {
-    const unsigned n = digits_at(c.hex_mask, c.position);
+    const unsigned n = digits_at(c.not_hex, c.position);
     if(!digit_count_ok(n, max_digits)) return false; // max_digits <= 16
     value = hex_value_ssse3(c.nibbles + c.position, n);
     c.position += n;
@@ -706,7 +711,7 @@ template <class C>
 KFD_PARSER_INLINE bool
 read_decimal_ssse3(C& c, size_t max_digits, uint64_t max_value, uint64_t& value)
 {
-    const unsigned n = digits_at(c.dec_mask, c.position);
+    const unsigned n = digits_at(c.not_dec, c.position);
     if(n > 16) return read_decimal_masked(c, max_digits, max_value, value); // 17-19: rare
     if(!digit_count_ok(n, max_digits)) return false;
     const uint64_t v = decimal_value_ssse3(c.nibbles + c.position, n);
