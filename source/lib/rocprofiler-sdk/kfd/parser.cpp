@@ -425,11 +425,15 @@ classify16(__m128i bytes, const classify_constants& k, uint32_t& hex, uint32_t& 
 }
 
 // The classified line: a zero-padded copy and, for the SSSE3/AVX2 paths, its digit values,
-// both padded_line_bytes long (readable 16 bytes past every position of the line).
+// both padded_line_bytes long (readable 16 bytes past every position of the line); the
+// digit values also have 16 zero bytes before the line (a conversion loads the 16 bytes
+// that end at a number's end).
+constexpr size_t nibbles_front = 16;
+
 struct line_copy
 {
     alignas(32) char bytes[padded_line_bytes];
-    alignas(32) unsigned char nibbles[padded_line_bytes];
+    alignas(32) unsigned char nibbles[nibbles_front + padded_line_bytes];
 };
 
 // One classified 16-byte block at `offset` of the line into the cursor's masks and copies.
@@ -445,7 +449,8 @@ classify_block16(const char* p, size_t offset, const classify_constants& k, line
     __m128i  nibbles;
     classify16(block, k, h, d, nibbles);
     if constexpr(uses_nibbles(C::path))
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(copy.nibbles + offset), nibbles);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(copy.nibbles + nibbles_front + offset),
+                         nibbles);
     hex |= line_mask{h} << offset;
     dec |= line_mask{d} << offset;
 }
@@ -463,8 +468,9 @@ finish_classification(C& c, line_copy& copy, typename C::mask_type hex, typename
     if constexpr(uses_nibbles(C::path))
     {
         // never selected by a conversion, but read: defined bytes for the memory checkers
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(copy.nibbles + size), zero);
-        c.nibbles = copy.nibbles;
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(copy.nibbles), zero);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(copy.nibbles + nibbles_front + size), zero);
+        c.nibbles = copy.nibbles + nibbles_front;
     }
     c.not_hex = ~hex;
     c.not_dec = ~dec;
@@ -512,7 +518,7 @@ classify_block32(const char* p, size_t offset, const classify_constants& k, line
     const __m256i nibbles = _mm256_add_epi8(_mm256_and_si256(bytes, row32(k.low_nibble)),
                                             _mm256_and_si256(letter, row32(k.letter_adjust)));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(copy.bytes + offset), bytes);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(copy.nibbles + offset), nibbles);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(copy.nibbles + nibbles_front + offset), nibbles);
     dec = static_cast<uint32_t>(_mm256_movemask_epi8(digit));
     hex = static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_or_si256(digit, letter)));
 }
@@ -646,32 +652,39 @@ read_decimal_masked(C& c, size_t max_digits, uint64_t max_value, uint64_t& value
 #if defined(__SSE2__) && defined(__GNUC__)
 #    define KFD_SSSE3 __attribute__((target("ssse3")))
 
-// right_align[n]: pshufb control that moves bytes 0..n-1 to 16-n..15 and zeroes the rest.
-struct align_table
+// A number's digit values, right-aligned in 16 bytes with zeros before them (leading
+// zeros), without a shuffle: the 16 bytes that end at the number's end, AND the 16 bytes of
+// keep_last at offset n (16 - n zero bytes, then n bytes 0xFF). The digit values have 16
+// defined bytes before the line (line_copy::nibbles), so the load stays inside them.
+struct keep_last_table
 {
-    alignas(16) unsigned char control[17][16];
+    alignas(32) unsigned char mask[32];
 };
 
-constexpr align_table
-make_align_table()
+constexpr keep_last_table
+make_keep_last()
 {
-    align_table t{};
-    for(int n = 0; n <= 16; ++n)
-        for(int j = 0; j < 16; ++j)
-            t.control[n][j] = static_cast<unsigned char>(j >= 16 - n ? j - (16 - n) : 0x80);
+    keep_last_table t{};
+    for(int j = 16; j < 32; ++j)
+        t.mask[j] = 0xFF;
     return t;
 }
 
-constexpr align_table right_align = make_align_table();
+constexpr keep_last_table keep_last = make_keep_last();
 
-// The value of the n (1..16) hex digits whose values (cursor::nibbles) are at p (16
-// readable bytes; only the first n are used).
-KFD_SSSE3 inline uint64_t
-hex_value_ssse3(const unsigned char* p, unsigned n)
+KFD_SSSE3 inline __m128i
+right_aligned_digits(const unsigned char* end, unsigned n)
 {
-    const __m128i nibbles = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    const __m128i aligned = _mm_shuffle_epi8(
-        nibbles, _mm_load_si128(reinterpret_cast<const __m128i*>(right_align.control[n])));
+    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(end - 16));
+    return _mm_and_si128(bytes,
+                         _mm_loadu_si128(reinterpret_cast<const __m128i*>(keep_last.mask + n)));
+}
+
+// The value of the n (1..16) hex digits whose values (cursor::nibbles) end at `end`.
+KFD_SSSE3 inline uint64_t
+hex_value_ssse3(const unsigned char* end, unsigned n)
+{
+    const __m128i aligned = right_aligned_digits(end, n);
     // 16 * first + second per byte pair, then 256 * first + second per word pair: four
     // 16-bit groups, the most significant first, gathered into little-endian order.
     const __m128i pairs  = _mm_maddubs_epi16(aligned, _mm_set1_epi16(0x0110)); // bytes 16, 1
@@ -681,18 +694,16 @@ hex_value_ssse3(const unsigned char* p, unsigned n)
 }
 
 // The value of the n (1..16) decimal digits whose values (cursor::nibbles: a decimal
-// digit's low nibble) are at p (16 readable bytes; only the first n used).
+// digit's low nibble) end at `end`.
 KFD_SSSE3 inline uint64_t
-decimal_value_ssse3(const unsigned char* p, unsigned n)
+decimal_value_ssse3(const unsigned char* end, unsigned n)
 {
-    const __m128i digits  = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    const __m128i aligned = _mm_shuffle_epi8(
-        digits, _mm_load_si128(reinterpret_cast<const __m128i*>(right_align.control[n])));
-    const __m128i  pairs  = _mm_maddubs_epi16(aligned, _mm_set1_epi16(0x010A)); // 10, 1: <= 99
-    const __m128i  quads  = _mm_madd_epi16(pairs, _mm_set1_epi32(0x00010064));  // 100, 1: <= 9999
-    const __m128i  packed = _mm_packs_epi32(quads, quads);                      // no saturation
-    const __m128i  octets = _mm_madd_epi16(packed, _mm_set1_epi32(0x00012710)); // 10000, 1
-    const uint64_t both   = static_cast<uint64_t>(_mm_cvtsi128_si64(octets));
+    const __m128i  aligned = right_aligned_digits(end, n);
+    const __m128i  pairs   = _mm_maddubs_epi16(aligned, _mm_set1_epi16(0x010A)); // 10, 1: <= 99
+    const __m128i  quads   = _mm_madd_epi16(pairs, _mm_set1_epi32(0x00010064));  // 100, 1
+    const __m128i  packed  = _mm_packs_epi32(quads, quads); // <= 9999: no saturation
+    const __m128i  octets  = _mm_madd_epi16(packed, _mm_set1_epi32(0x00012710)); // 10000, 1
+    const uint64_t both    = static_cast<uint64_t>(_mm_cvtsi128_si64(octets));
     return (both & 0xFFFFFFFFull) * 100000000ull + (both >> 32);
 }
 
@@ -702,7 +713,7 @@ read_hex_ssse3(C& c, size_t max_digits, uint64_t& value)
 {
     const unsigned n = digits_at(c.not_hex, c.position);
     if(!digit_count_ok(n, max_digits)) return false; // max_digits <= 16
-    value = hex_value_ssse3(c.nibbles + c.position, n);
+    value = hex_value_ssse3(c.nibbles + c.position + n, n);
     c.position += n;
     return true;
 }
@@ -714,7 +725,7 @@ read_decimal_ssse3(C& c, size_t max_digits, uint64_t max_value, uint64_t& value)
     const unsigned n = digits_at(c.not_dec, c.position);
     if(n > 16) return read_decimal_masked(c, max_digits, max_value, value); // 17-19: rare
     if(!digit_count_ok(n, max_digits)) return false;
-    const uint64_t v = decimal_value_ssse3(c.nibbles + c.position, n);
+    const uint64_t v = decimal_value_ssse3(c.nibbles + c.position + n, n);
     value            = v;
     c.position += n;
     return v <= max_value;
