@@ -54,8 +54,28 @@ constexpr size_t masked_line_max   = 128;
 constexpr size_t masked_narrow_max = 63; // the 64-bit-mask instance (see digits_at)
 constexpr size_t padded_line_bytes = masked_line_max + 32;
 // One bit per byte of the line: 64 bits for lines of at most 63 bytes (most lines: the
-// cheaper instance), 128 for the longer ones.
+// cheaper instance), 128 for the longer ones. The longer ones are built in a 128-bit
+// integer and kept as bytes in the line's copy (wide_bits points at them), so that the bits
+// at a position are one unaligned 64-bit load and a shift (128-bit shifts cost a dozen
+// instructions and two branches).
 using wide_mask = unsigned __int128;
+
+struct wide_bits
+{
+    // 32 bytes: bit i (byte i / 8, bit i % 8) set when byte i of the line is not a digit;
+    // bits 128 to 255 (past every line of the instance) are set.
+    const unsigned char* b = nullptr;
+};
+
+// The integer a mask is built in.
+template <typename Mask> struct mask_builder
+{
+    using type = Mask;
+};
+template <> struct mask_builder<wide_bits>
+{
+    using type = wide_mask;
+};
 
 // A read position inside one line. Every accessor checks the end first. `path` picks the
 // number readers (see number_path), which tests run on the same inputs and compare.
@@ -77,7 +97,7 @@ template <number_path P, typename Mask = uint64_t> struct cursor_of
 {
     static constexpr number_path path = P;
     using mask_type                   = Mask;
-    static constexpr size_t mask_bits = sizeof(Mask) * 8;
+    using builder_type                = typename mask_builder<Mask>::type;
 
     std::string_view text;
     size_t           position = 0;
@@ -86,8 +106,8 @@ template <number_path P, typename Mask = uint64_t> struct cursor_of
     // complemented: one instruction less per number). `padded` is a copy of the line
     // followed by zeros, so that every number and separator is read with plain loads (no
     // end checks).
-    Mask        not_hex = 0;
-    Mask        not_dec = 0;
+    Mask        not_hex = {};
+    Mask        not_dec = {};
     const char* padded  = nullptr;
     // SSSE3/AVX2 paths: byte i is the value of byte i of the line read as a hex digit (its
     // low nibble, + 9 for a letter), computed for the whole line during the classification,
@@ -434,15 +454,17 @@ struct line_copy
 {
     alignas(32) char bytes[padded_line_bytes];
     alignas(32) unsigned char nibbles[nibbles_front + padded_line_bytes];
+    alignas(16) unsigned char wide_not_hex[32]; // the masks of the 128-bit instance
+    alignas(16) unsigned char wide_not_dec[32];
 };
 
 // One classified 16-byte block at `offset` of the line into the cursor's masks and copies.
 template <class C>
 KFD_PARSER_INLINE void
 classify_block16(const char* p, size_t offset, const classify_constants& k, line_copy& copy,
-                 typename C::mask_type& hex, typename C::mask_type& dec)
+                 typename C::builder_type& hex, typename C::builder_type& dec)
 {
-    using line_mask     = typename C::mask_type;
+    using line_mask     = typename C::builder_type;
     const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + offset));
     _mm_storeu_si128(reinterpret_cast<__m128i*>(copy.bytes + offset), block);
     uint32_t h = 0, d = 0;
@@ -455,11 +477,32 @@ classify_block16(const char* p, size_t offset, const classify_constants& k, line
     dec |= line_mask{d} << offset;
 }
 
+KFD_PARSER_INLINE void
+store_mask(uint64_t& mask, uint64_t bits, unsigned char*)
+{
+    mask = bits;
+}
+
+KFD_PARSER_INLINE void
+store_mask(wide_mask& mask, wide_mask bits, unsigned char*)
+{
+    mask = bits;
+}
+
+KFD_PARSER_INLINE void
+store_mask(wide_bits& mask, wide_mask bits, unsigned char* storage)
+{
+    std::memcpy(storage, &bits, sizeof(bits));
+    std::memset(storage + sizeof(bits), 0xFF, 32 - sizeof(bits));
+    mask.b = storage;
+}
+
 // The end of the classification: zeros after the line in the copy (32 bytes: the longest
 // read past the end), and the cursor pointed at the copy.
 template <class C>
 KFD_PARSER_INLINE void
-finish_classification(C& c, line_copy& copy, typename C::mask_type hex, typename C::mask_type dec)
+finish_classification(C& c, line_copy& copy, typename C::builder_type hex,
+                      typename C::builder_type dec)
 {
     const size_t  size = c.text.size();
     const __m128i zero = _mm_setzero_si128();
@@ -472,9 +515,9 @@ finish_classification(C& c, line_copy& copy, typename C::mask_type hex, typename
         _mm_storeu_si128(reinterpret_cast<__m128i*>(copy.nibbles + nibbles_front + size), zero);
         c.nibbles = copy.nibbles + nibbles_front;
     }
-    c.not_hex = ~hex;
-    c.not_dec = ~dec;
-    c.padded  = copy.bytes;
+    store_mask(c.not_hex, ~hex, copy.wide_not_hex);
+    store_mask(c.not_dec, ~dec, copy.wide_not_dec);
+    c.padded = copy.bytes;
 }
 
 // For a line of 16 to masked_line_max bytes: fills the cursor's masks and copies, in 16-byte
@@ -486,7 +529,7 @@ classify_line(C& c, line_copy& copy)
 {
     const size_t size             = c.text.size();
     const char*  p                = c.text.data();
-    using line_mask               = typename C::mask_type;
+    using line_mask               = typename C::builder_type;
     line_mask                 hex = 0, dec = 0;
     size_t                    offset = 0;
     const classify_constants& k      = constants();
@@ -532,7 +575,7 @@ classify_line_avx2(C& c, line_copy& copy)
 {
     const size_t size             = c.text.size();
     const char*  p                = c.text.data();
-    using line_mask               = typename C::mask_type;
+    using line_mask               = typename C::builder_type;
     line_mask                 hex = 0, dec = 0;
     const classify_constants& k = constants();
     if(size < 32)
@@ -592,6 +635,18 @@ digits_at(wide_mask not_digit, size_t position)
     const uint64_t high = static_cast<uint64_t>(rest >> 64);
     return high == 0 ? static_cast<unsigned>(128 - position)
                      : 64u + static_cast<unsigned>(__builtin_ctzll(high));
+}
+
+// The same from the bytes: the 64 bits from position / 8, shifted by position % 8 (at least
+// 57 valid bits: more than the longest number, 19 digits). A run of more than 56 digits may
+// read as 63: either way far over every limit.
+KFD_PARSER_INLINE unsigned
+digits_at(wide_bits not_digit, size_t position)
+{
+    uint64_t word = 0;
+    std::memcpy(&word, not_digit.b + position / 8, sizeof(word));
+    const uint64_t rest = (word >> (position % 8)) | (uint64_t{1} << 63);
+    return static_cast<unsigned>(__builtin_ctzll(rest));
 }
 
 // The value of the first n (1..8) hex digits of word, known to be hex digits: a letter is
@@ -1135,7 +1190,8 @@ parse_line_masked(std::string_view line, event& out) noexcept
 {
     clear(out);
     line_copy                            copy;
-    cursor_of<number_path::masked, Mask> c{line};
+    cursor_of<number_path::masked, Mask> c;
+    c.text = line;
     classify_line(c, copy);
     return parse_with(c, out);
 }
@@ -1149,7 +1205,8 @@ parse_line_masked_ssse3(std::string_view line, event& out) noexcept
 {
     clear(out);
     line_copy                                  copy;
-    cursor_of<number_path::masked_ssse3, Mask> c{line};
+    cursor_of<number_path::masked_ssse3, Mask> c;
+    c.text = line;
     classify_line(c, copy);
     return parse_with(c, out);
 }
@@ -1164,7 +1221,8 @@ parse_line_masked_avx2(std::string_view line, event& out) noexcept
 {
     clear(out);
     line_copy                                 copy;
-    cursor_of<number_path::masked_avx2, Mask> c{line};
+    cursor_of<number_path::masked_avx2, Mask> c;
+    c.text = line;
     classify_line_avx2(c, copy);
     return parse_with(c, out);
 }
@@ -1241,7 +1299,7 @@ parse_line_sse2(std::string_view line, event& out) noexcept
     if(line.size() >= 16 && line.size() <= masked_narrow_max)
         return parse_line_masked<uint64_t>(line, out);
     if(line.size() > masked_narrow_max && line.size() <= masked_line_max)
-        return parse_line_masked<wide_mask>(line, out);
+        return parse_line_masked<wide_bits>(line, out);
 #endif
     return parse_line_with<number_path::swar>(line, out);
 }
@@ -1253,7 +1311,7 @@ parse_line_ssse3(std::string_view line, event& out) noexcept
     if(!has_ssse3()) return parse_line_sse2(line, out);
     if(line.size() >= 16 && line.size() <= masked_narrow_max)
         return parse_line_masked_ssse3<uint64_t>(line, out);
-    if(fits_masked(line)) return parse_line_masked_ssse3<wide_mask>(line, out);
+    if(fits_masked(line)) return parse_line_masked_ssse3<wide_bits>(line, out);
 #endif
     return parse_line_with<number_path::swar>(line, out);
 }
@@ -1265,7 +1323,7 @@ parse_line_avx2(std::string_view line, event& out) noexcept
     if(simd() == simd_level::avx2 && fits_masked(line))
     {
         if(line.size() <= masked_narrow_max) return parse_line_masked_avx2<uint64_t>(line, out);
-        return parse_line_masked_avx2<wide_mask>(line, out);
+        return parse_line_masked_avx2<wide_bits>(line, out);
     }
 #endif
     return parse_line_ssse3(line, out);
@@ -1315,11 +1373,11 @@ parse_line(std::string_view line, event& out) noexcept
 #    if defined(KFD_HAVE_AVX2)
         if(level == simd_level::avx2)
             return narrow ? parse_line_masked_avx2<uint64_t>(line, out)
-                          : parse_line_masked_avx2<wide_mask>(line, out);
+                          : parse_line_masked_avx2<wide_bits>(line, out);
 #    endif
         if(level == simd_level::ssse3)
             return narrow ? parse_line_masked_ssse3<uint64_t>(line, out)
-                          : parse_line_masked_ssse3<wide_mask>(line, out);
+                          : parse_line_masked_ssse3<wide_bits>(line, out);
         if(level == simd_level::unknown) return parse_line_first_use(line, out);
     }
 #endif
