@@ -8,6 +8,7 @@
 #include "common/kfd_abi.hpp"
 
 #include <atomic>
+#include <initializer_list>
 #include <limits>
 
 #if defined(__SSE2__)
@@ -727,25 +728,76 @@ make_keep_last()
 
 constexpr keep_last_table keep_last = make_keep_last();
 
+// The conversions' constants, read through a pointer the compiler cannot see through, like
+// the classification's: it would load each into a register before every use (an
+// instruction per constant and number) instead of folding the load into the instruction.
+struct conversion_constants
+{
+    struct row
+    {
+        alignas(16) unsigned char b[16];
+    };
+    row hex_pairs;  // 16, 1 per byte pair
+    row hex_quads;  // 256, 1 per 16-bit pair
+    row hex_gather; // the four 16-bit groups, most significant first, in little-endian order
+    row dec_pairs;  // 10, 1 per byte pair
+    row dec_quads;  // 100, 1 per 16-bit pair
+    row dec_octets; // 10000, 1 per 16-bit pair
+    keep_last_table keep_last;
+};
+
+constexpr conversion_constants::row
+repeat(std::initializer_list<unsigned char> pattern)
+{
+    conversion_constants::row r{};
+    for(size_t i = 0; i < 16; ++i)
+        r.b[i] = pattern.begin()[i % pattern.size()];
+    return r;
+}
+
+constexpr conversion_constants conversion_table = {
+    repeat({16, 1}),
+    repeat({0x00, 0x01, 0x01, 0x00}),
+    repeat({12, 13, 8, 9, 4, 5, 0, 1, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80}),
+    repeat({10, 1}),
+    repeat({100, 0, 1, 0}),
+    repeat({0x10, 0x27, 1, 0}),
+    make_keep_last()};
+
+KFD_PARSER_INLINE const conversion_constants&
+conversion()
+{
+    const conversion_constants* k = &conversion_table;
+    __asm__("" : "+r"(k));
+    return *k;
+}
+
 KFD_SSSE3 inline __m128i
-right_aligned_digits(const unsigned char* end, unsigned n)
+load_row(const conversion_constants::row& r)
+{
+    return _mm_load_si128(reinterpret_cast<const __m128i*>(r.b));
+}
+
+KFD_SSSE3 inline __m128i
+right_aligned_digits(const conversion_constants& k, const unsigned char* end, unsigned n)
 {
     const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(end - 16));
     return _mm_and_si128(bytes,
-                         _mm_loadu_si128(reinterpret_cast<const __m128i*>(keep_last.mask + n)));
+                         _mm_loadu_si128(reinterpret_cast<const __m128i*>(k.keep_last.mask + n)));
 }
 
 // The value of the n (1..16) hex digits whose values (cursor::nibbles) end at `end`.
 KFD_SSSE3 inline uint64_t
 hex_value_ssse3(const unsigned char* end, unsigned n)
 {
-    const __m128i aligned = right_aligned_digits(end, n);
+    const conversion_constants& k       = conversion();
+    const __m128i               aligned = right_aligned_digits(k, end, n);
     // 16 * first + second per byte pair, then 256 * first + second per word pair: four
     // 16-bit groups, the most significant first, gathered into little-endian order.
-    const __m128i pairs  = _mm_maddubs_epi16(aligned, _mm_set1_epi16(0x0110)); // bytes 16, 1
-    const __m128i quads  = _mm_madd_epi16(pairs, _mm_set1_epi32(0x00010100));  // words 256, 1
-    const __m128i gather = _mm_setr_epi8(12, 13, 8, 9, 4, 5, 0, 1, -1, -1, -1, -1, -1, -1, -1, -1);
-    return static_cast<uint64_t>(_mm_cvtsi128_si64(_mm_shuffle_epi8(quads, gather)));
+    const __m128i pairs = _mm_maddubs_epi16(aligned, load_row(k.hex_pairs));
+    const __m128i quads = _mm_madd_epi16(pairs, load_row(k.hex_quads));
+    return static_cast<uint64_t>(
+        _mm_cvtsi128_si64(_mm_shuffle_epi8(quads, load_row(k.hex_gather))));
 }
 
 // The value of the n (1..16) decimal digits whose values (cursor::nibbles: a decimal
@@ -753,12 +805,13 @@ hex_value_ssse3(const unsigned char* end, unsigned n)
 KFD_SSSE3 inline uint64_t
 decimal_value_ssse3(const unsigned char* end, unsigned n)
 {
-    const __m128i  aligned = right_aligned_digits(end, n);
-    const __m128i  pairs   = _mm_maddubs_epi16(aligned, _mm_set1_epi16(0x010A)); // 10, 1: <= 99
-    const __m128i  quads   = _mm_madd_epi16(pairs, _mm_set1_epi32(0x00010064));  // 100, 1
-    const __m128i  packed  = _mm_packs_epi32(quads, quads); // <= 9999: no saturation
-    const __m128i  octets  = _mm_madd_epi16(packed, _mm_set1_epi32(0x00012710)); // 10000, 1
-    const uint64_t both    = static_cast<uint64_t>(_mm_cvtsi128_si64(octets));
+    const conversion_constants& k       = conversion();
+    const __m128i               aligned = right_aligned_digits(k, end, n);
+    const __m128i               pairs  = _mm_maddubs_epi16(aligned, load_row(k.dec_pairs)); // <= 99
+    const __m128i               quads  = _mm_madd_epi16(pairs, load_row(k.dec_quads)); // <= 9999
+    const __m128i               packed = _mm_packs_epi32(quads, quads); // no saturation
+    const __m128i               octets = _mm_madd_epi16(packed, load_row(k.dec_octets));
+    const uint64_t              both   = static_cast<uint64_t>(_mm_cvtsi128_si64(octets));
     return (both & 0xFFFFFFFFull) * 100000000ull + (both >> 32);
 }
 
