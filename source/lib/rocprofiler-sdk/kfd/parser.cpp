@@ -141,6 +141,25 @@ template <number_path P, typename Mask = uint64_t> struct cursor_of
         return true;
     }
 
+    // Consumes `yes` or `no` (neither NUL), setting `flag` to which: without a branch on
+    // the flag, whose value (a read or a write fault, a page migrated or not) the branch
+    // predictor cannot guess.
+    KFD_PARSER_INLINE bool skip_flag(char yes, char no, bool& flag)
+    {
+        char next = '\0';
+        if constexpr(is_masked(P))
+            next = padded[position];
+        else
+            next = peek();
+        flag        = next == yes;
+        unsigned ok = static_cast<unsigned>(next == yes) | static_cast<unsigned>(next == no);
+        // A value the compiler cannot split back into two branches (GCC branches on each
+        // compare otherwise, the second one data-dependent).
+        __asm__("" : "+r"(ok));
+        position += ok;
+        return ok != 0;
+    }
+
     // Consumes `a` then `b` (neither NUL): one 2-byte compare on the padded copy.
     KFD_PARSER_INLINE bool skip2(char a, char b)
     {
@@ -992,24 +1011,16 @@ template <class C>
 KFD_PARSER_INLINE bool
 parse_page_fault_start(C& c, event& ev) // H "@%lx(%x) %c", 'R' or 'W'
 {
-    if(!(read_profiler_header(c, ev) && read_fault_address(c, ev) && c.skip(' '))) return false;
-    if(c.skip('R'))
-        ev.read_fault = true;
-    else if(!c.skip('W'))
-        return false;
-    return c.at_end();
+    return read_profiler_header(c, ev) && read_fault_address(c, ev) && c.skip(' ') &&
+           c.skip_flag('R', 'W', ev.read_fault) && c.at_end();
 }
 
 template <class C>
 KFD_PARSER_INLINE bool
 parse_page_fault_end(C& c, event& ev) // H "@%lx(%x) %c", 'M' or 'U'
 {
-    if(!(read_profiler_header(c, ev) && read_fault_address(c, ev) && c.skip(' '))) return false;
-    if(c.skip('M'))
-        ev.migrated = true;
-    else if(!c.skip('U'))
-        return false;
-    return c.at_end();
+    return read_profiler_header(c, ev) && read_fault_address(c, ev) && c.skip(' ') &&
+           c.skip_flag('M', 'U', ev.migrated) && c.at_end();
 }
 
 template <class C>
