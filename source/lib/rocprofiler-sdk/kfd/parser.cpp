@@ -1204,6 +1204,7 @@ one_digit_event_id(std::string_view line)
 
 // All fields zero. Copied with memcpy: `out = event{}` compiles to a slow `rep stos`.
 constexpr event zero_event{};
+static_assert(sizeof(event) == 96, "parser.hpp orders event's members by size: no padding");
 
 KFD_PARSER_INLINE void
 clear(event& ev)

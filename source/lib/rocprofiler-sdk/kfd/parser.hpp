@@ -87,39 +87,42 @@ enum class restore_form : uint8_t
     suffix_zero, // " 0": fixed kernels' normal restore
 };
 
-// One parsed SMI event. Fields the event does not carry are 0 / false.
+// One parsed SMI event. Fields the event does not carry are 0 / false. Ordered by size
+// (96 bytes, no padding inside): parse_line zeroes it with three 32-byte stores.
 struct event
 {
-    uint32_t id             = 0;     // kfd_abi::event_id value (1..14); for id 14 see kind14
-    uint64_t timestamp      = 0;     // kernel ns; 0 when the format carries none (1-4, 12, 13)
-    bool     has_timestamp  = false; // the format carries a timestamp (5-11, 14)
-    uint32_t pid            = 0;     // decimal pid (profiler events), hex pid (1, 12, 13)
-    uint64_t page           = 0;     // start page (pages, not bytes)
-    uint64_t npages         = 0;
+    uint64_t timestamp = 0; // kernel ns; 0 when the format carries none (1-4, 12, 13)
+    uint64_t page      = 0; // start page (pages, not bytes)
+    uint64_t npages    = 0;
+    uint64_t count     = 0; // id 14 dropped count; thermal counter; reset seq
+    uint64_t bitmask   = 0; // thermal bitmask
+
+    uint32_t id             = 0; // kfd_abi::event_id value (1..14); for id 14 see kind14
+    uint32_t pid            = 0; // decimal pid (profiler events), hex pid (1, 12, 13)
     uint32_t node           = 0; // fault/queue/unmap node (gpu_id, hex in text)
     uint32_t from_node      = 0; // migrate
     uint32_t to_node        = 0;
     uint32_t prefetch_node  = 0;
     uint32_t preferred_node = 0;
-    int32_t  trigger        = 0;     // as printed (decimal)
-    int32_t  error_code     = 0;     // MIGRATE_END 6.13+
-    bool     has_error_code = false; // MIGRATE_END carried an error_code
-    bool     read_fault     = false; // PAGE_FAULT_START 'R' (false for 'W')
-    bool     migrated       = false; // PAGE_FAULT_END 'M' (false for 'U')
-    bool     rescheduled    = false; // QUEUE_RESTORE " R", or the id-14 restore shape
-    uint64_t count          = 0;     // id 14 dropped count; thermal counter; reset seq
-    uint64_t bitmask        = 0;     // thermal bitmask
-
-    id14_kind    kind14  = id14_kind::not_id14;
-    restore_form restore = restore_form::not_restore;
+    int32_t  trigger        = 0; // as printed (decimal)
+    int32_t  error_code     = 0; // MIGRATE_END 6.13+
     // id 14 read as dropped events from a decimal-only token: it could also be a rescheduled
     // restore of node `id14_restore_node` (the token read as hex). See resolve_id14().
-    bool     id14_ambiguous    = false;
     uint32_t id14_restore_node = 0;
+
     // Text field (task name of 1/12/13, reset cause of 3/4) as a range of the parsed line;
     // read it with event_text(). Length 0 when absent or empty.
     uint16_t text_offset = 0;
     uint16_t text_length = 0;
+
+    bool         has_timestamp  = false; // the format carries a timestamp (5-11, 14)
+    bool         has_error_code = false; // MIGRATE_END carried an error_code
+    bool         read_fault     = false; // PAGE_FAULT_START 'R' (false for 'W')
+    bool         migrated       = false; // PAGE_FAULT_END 'M' (false for 'U')
+    bool         rescheduled    = false; // QUEUE_RESTORE " R", or the id-14 restore shape
+    id14_kind    kind14         = id14_kind::not_id14;
+    restore_form restore        = restore_form::not_restore;
+    bool         id14_ambiguous = false; // see id14_restore_node
 };
 
 enum class parse_result
