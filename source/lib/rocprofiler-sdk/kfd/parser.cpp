@@ -850,7 +850,8 @@ KFD_PARSER_INLINE bool
 read_decimal_ssse3(C& c, size_t max_digits, uint64_t max_value, uint64_t& value)
 {
     const unsigned n = digits_at(c.not_dec, c.position);
-    if(n > 16) return read_decimal_masked(c, max_digits, max_value, value); // 17-19: rare
+    // 17-19 digits (timestamps only: max_digits is a constant after inlining): rare
+    if(max_digits > 16 && n > 16) return read_decimal_masked(c, max_digits, max_value, value);
     if(!digit_count_ok(n, max_digits)) return false;
     const uint64_t v = decimal_value_ssse3(c.nibbles + c.position + n, n);
     value            = v;
