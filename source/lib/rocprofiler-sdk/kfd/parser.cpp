@@ -904,10 +904,10 @@ read_int32(C& c, int32_t& value)
     return true;
 }
 
-// "%lld -%d " : timestamp and pid of every profiler event, with the trailing space.
+// "%lld -%d": timestamp and pid of every profiler event (not the space after them).
 template <class C>
 KFD_PARSER_INLINE bool
-read_profiler_header(C& c, event& ev)
+read_timestamp_pid(C& c, event& ev)
 {
     uint64_t pid = 0;
     if(!read_decimal(c, ns_digits, uint64_t{std::numeric_limits<int64_t>::max()}, ev.timestamp))
@@ -917,26 +917,44 @@ read_profiler_header(C& c, event& ev)
         return false;
     ev.pid           = static_cast<uint32_t>(pid);
     ev.has_timestamp = true;
-    return c.skip(' ');
+    return true;
 }
 
-// "@%lx(%lx)": a page range; npages >= 1 and the byte range must fit in 64 bits.
+// "%lld -%d " : the header of every profiler event, with the trailing space.
+template <class C>
+KFD_PARSER_INLINE bool
+read_profiler_header(C& c, event& ev)
+{
+    return read_timestamp_pid(c, ev) && c.skip(' ');
+}
+
+// "%lld -%d @": the header of the events whose body starts with an address (the space and
+// the '@' in one 2-byte compare).
+template <class C>
+KFD_PARSER_INLINE bool
+read_profiler_header_at(C& c, event& ev)
+{
+    return read_timestamp_pid(c, ev) && c.skip2(' ', '@');
+}
+
+// "%lx(%lx) " after the '@': a page range and the space after it (") " in one compare);
+// npages >= 1 and the byte range must fit in 64 bits.
 template <class C>
 KFD_PARSER_INLINE bool
 read_page_range(C& c, event& ev)
 {
-    if(!c.skip('@') || !read_hex64(c, ev.page)) return false;
-    if(!c.skip('(') || !read_hex64(c, ev.npages) || !c.skip(')')) return false;
+    if(!read_hex64(c, ev.page)) return false;
+    if(!c.skip('(') || !read_hex64(c, ev.npages) || !c.skip2(')', ' ')) return false;
     return ev.npages >= 1 && ev.page < page_limit && ev.npages < page_limit - ev.page;
 }
 
-// "@%lx(%x)": a faulting page and its node.
+// "%lx(%x) " after the '@': a faulting page, its node and the space after them.
 template <class C>
 KFD_PARSER_INLINE bool
 read_fault_address(C& c, event& ev)
 {
-    if(!c.skip('@') || !read_hex64(c, ev.page)) return false;
-    if(!c.skip('(') || !read_hex32(c, ev.node) || !c.skip(')')) return false;
+    if(!read_hex64(c, ev.page)) return false;
+    if(!c.skip('(') || !read_hex32(c, ev.node) || !c.skip2(')', ' ')) return false;
     return ev.page < page_limit;
 }
 
@@ -990,8 +1008,8 @@ template <class C>
 KFD_PARSER_INLINE bool
 parse_migrate_start(C& c, event& ev) // H "@%lx(%lx) %x->%x %x:%x %d"
 {
-    return read_profiler_header(c, ev) && read_page_range(c, ev) && c.skip(' ') &&
-           read_from_to(c, ev) && c.skip(' ') && read_hex32(c, ev.prefetch_node) && c.skip(':') &&
+    return read_profiler_header_at(c, ev) && read_page_range(c, ev) && read_from_to(c, ev) &&
+           c.skip(' ') && read_hex32(c, ev.prefetch_node) && c.skip(':') &&
            read_hex32(c, ev.preferred_node) && c.skip(' ') && read_int32(c, ev.trigger) &&
            c.at_end();
 }
@@ -1000,8 +1018,8 @@ template <class C>
 KFD_PARSER_INLINE bool
 parse_migrate_end(C& c, event& ev) // H "@%lx(%lx) %x->%x %d" [" %d"]
 {
-    if(!(read_profiler_header(c, ev) && read_page_range(c, ev) && c.skip(' ') &&
-         read_from_to(c, ev) && c.skip(' ') && read_int32(c, ev.trigger)))
+    if(!(read_profiler_header_at(c, ev) && read_page_range(c, ev) && read_from_to(c, ev) &&
+         c.skip(' ') && read_int32(c, ev.trigger)))
         return false;
     if(c.at_end()) return true; // before 6.13: no error code
     ev.has_error_code = true;
@@ -1012,7 +1030,7 @@ template <class C>
 KFD_PARSER_INLINE bool
 parse_page_fault_start(C& c, event& ev) // H "@%lx(%x) %c", 'R' or 'W'
 {
-    return read_profiler_header(c, ev) && read_fault_address(c, ev) && c.skip(' ') &&
+    return read_profiler_header_at(c, ev) && read_fault_address(c, ev) &&
            c.skip_flag('R', 'W', ev.read_fault) && c.at_end();
 }
 
@@ -1020,7 +1038,7 @@ template <class C>
 KFD_PARSER_INLINE bool
 parse_page_fault_end(C& c, event& ev) // H "@%lx(%x) %c", 'M' or 'U'
 {
-    return read_profiler_header(c, ev) && read_fault_address(c, ev) && c.skip(' ') &&
+    return read_profiler_header_at(c, ev) && read_fault_address(c, ev) &&
            c.skip_flag('M', 'U', ev.migrated) && c.at_end();
 }
 
@@ -1067,8 +1085,8 @@ template <class C>
 KFD_PARSER_INLINE bool
 parse_unmap_from_gpu(C& c, event& ev) // H "@%lx(%lx) %x %d"
 {
-    return read_profiler_header(c, ev) && read_page_range(c, ev) && c.skip(' ') &&
-           read_hex32(c, ev.node) && c.skip(' ') && read_int32(c, ev.trigger) && c.at_end();
+    return read_profiler_header_at(c, ev) && read_page_range(c, ev) && read_hex32(c, ev.node) &&
+           c.skip(' ') && read_int32(c, ev.trigger) && c.at_end();
 }
 
 template <class C>
