@@ -42,7 +42,7 @@ constexpr size_t int32_digits = 10; // INT32_MAX has 10 digits
 enum class number_path
 {
     masked,       // lines of 16 to 128 bytes: classified at once (SSE2), SWAR conversion
-    masked_ssse3, // the same, numbers converted with SSSE3 (pshufb, pmaddubsw), when the CPU has it
+    masked_ssse3, // the same, numbers converted with SSSE3 (pmaddubsw, pmaddwd), when the CPU has it
     masked_avx2, // the same, classified 32 bytes at a time, VEX-encoded, when the CPU has AVX2+BMI2
     swar,        // eight bytes at a time (other lengths, or no SSE2)
     scalar,      // a byte at a time

@@ -136,17 +136,19 @@ enum class parse_result
 // `line`. On ok, `out` holds the event. Otherwise `out` is all zero except `id`, which holds
 // the id when it was a known one (for per-id malformed counts). An empty line is malformed.
 // A line of 16 to 128 bytes (every kernel line but the shortest) is classified at once
-// (SSE2: bitmaps of its hex and decimal digits) and copied into a zero-padded local block, so
-// that each number's length is one count-trailing-zeros and every number and separator is
-// read with plain loads (no end checks); numbers are converted with SSSE3 when the CPU has it
-// (see parse_line_ssse3), else eight bytes at a time (SWAR). Other lengths (or no SSE2) take
-// parse_line_swar's path. The hot instance carries no code
-// of the other paths (each path is its own template instance).
+// (SIMD: bitmaps of its hex and decimal digits, and each byte's value as a digit) and copied
+// into a zero-padded local block, so that each number's length is one count-trailing-zeros
+// and every number and separator is read with plain loads (no end checks); numbers are
+// converted with SSSE3 when the CPU has it (the line classified 32 bytes at a time with AVX2
+// when it has AVX2 and BMI2: parse_line_avx2; else parse_line_ssse3), else eight bytes at a
+// time (SWAR). Other lengths (or no SSE2) take parse_line_swar's path. The hot instance
+// carries no code of the other paths (each path is its own template instance).
 parse_result parse_line(std::string_view line, event& out) noexcept;
 
-// parse_line picks, once per process, the SSSE3 instance when the CPU has SSSE3 (numbers of
-// up to 16 digits converted with pshufb + pmaddubsw, no branch on their length), else the
-// SSE2 one. Both are exported so that the tests run each whatever the CPU:
+// parse_line picks, once per process, the AVX2 instance when the CPU has AVX2, BMI1 and
+// BMI2, else the SSSE3 instance when it has SSSE3 (numbers of up to 16 digits converted with
+// pmaddubsw + pmaddwd, no branch on their length), else the SSE2 one. All are exported so
+// that the tests run each whatever the CPU:
 // parse_line_ssse3 is the SSSE3 path (the SSE2 one when the CPU lacks SSSE3, see
 // parse_line_has_ssse3), parse_line_sse2 the SSE2 path with SWAR conversion.
 parse_result parse_line_ssse3(std::string_view line, event& out) noexcept;
