@@ -112,7 +112,7 @@ template <number_path P, typename Mask = uint64_t> struct cursor_of
     const char* padded  = nullptr;
     // SSSE3/AVX2 paths: byte i is the value of byte i of the line read as a hex digit (its
     // low nibble, + 9 for a letter), computed for the whole line during the classification,
-    // so that converting a number is a shuffle and two multiply-adds (garbage for non-digits,
+    // so that converting a number is an AND and two multiply-adds (garbage for non-digits,
     // which the conversion never selects).
     const unsigned char* nibbles = nullptr;
 
