@@ -298,3 +298,62 @@ TEST(kfd_line_splitter, long_stream_in_reads_of_every_size)
     feed_into(splitter, stream, lines);
     EXPECT_EQ(lines, expected);
 }
+
+// Overlong lines among short ones (the 64-byte-window path counts those that end inside one
+// read, the carried path those cut by a read): in reads of many sizes, the lines are the
+// stream's lines of at most max_line_length bytes and each longer one is counted once.
+TEST(kfd_line_splitter, overlong_lines_among_short_ones_in_reads_of_many_sizes)
+{
+    std::string stream;
+    lines_t     expected;
+    uint64_t    overlong = 0;
+    unsigned    state    = 777;
+    for(int i = 0; i < 300; ++i)
+    {
+        state = state * 1103515245u + 12345u;
+        const size_t length =
+            i % 5 == 0 ? max_line_length - 2 + (state >> 16) % 300 : (state >> 16) % 90;
+        std::string line;
+        for(size_t j = 0; j < length; ++j)
+            line += static_cast<char>('a' + (j * 7 + i) % 26);
+        stream += line + '\n';
+        if(line.size() > max_line_length)
+            ++overlong;
+        else
+            expected.push_back(line);
+    }
+    ASSERT_GT(overlong, 20u);
+    for(size_t read : {1u, 7u, 63u, 64u, 65u, 200u, 255u, 256u, 1000u, 8192u})
+    {
+        line_splitter splitter;
+        lines_t       lines;
+        for(size_t at = 0; at < stream.size(); at += read)
+            feed_into(splitter, std::string_view{stream}.substr(at, read), lines);
+        EXPECT_EQ(lines, expected) << "reads of " << read << " bytes";
+        EXPECT_EQ(splitter.overlong_lines(), overlong) << "reads of " << read << " bytes";
+        EXPECT_EQ(splitter.pending(), 0u);
+        EXPECT_FALSE(splitter.discarding());
+    }
+}
+
+// A callback that resets the splitter on every line of a long read (nothing is carried, so
+// nothing changes): all lines still come out.
+TEST(kfd_line_splitter, callback_may_reset_in_a_long_read)
+{
+    std::string stream;
+    lines_t     expected;
+    for(int i = 0; i < 100; ++i)
+    {
+        expected.push_back("9 " + std::to_string(1000 + i) + " -2 1ea0 1");
+        stream += expected.back() + '\n';
+    }
+    line_splitter splitter;
+    lines_t       lines;
+    splitter.feed(stream.data(), stream.size(),
+                  [&](std::string_view line)
+                  {
+                      lines.emplace_back(line);
+                      splitter.reset();
+                  });
+    EXPECT_EQ(lines, expected);
+}

@@ -1,7 +1,8 @@
 // MIT License - see LICENSE.
 //
 // parse_line classifies a line of 16 to 128 bytes at once (SIMD bitmaps, a zero-padded
-// copy) and converts numbers with SSSE3 (parse_line_ssse3) when the CPU has it, else eight
+// copy), 32 bytes at a time with AVX2 (parse_line_avx2) when the CPU has it, and converts
+// numbers with SSSE3 (parse_line_ssse3) when the CPU has it, else eight
 // bytes at a time (SWAR, parse_line_sse2); parse_line_swar classifies eight bytes at a time;
 // parse_line_scalar reads a byte at a time. All of them must agree on every input,
 // valid or not: the bundled logs of every scenario and era, and systematic mutations of one line of
@@ -21,6 +22,8 @@
 using namespace std::literals;
 using rocprofiler::kfd::event;
 using rocprofiler::kfd::parse_line;
+using rocprofiler::kfd::parse_line_avx2;
+using rocprofiler::kfd::parse_line_has_avx2;
 using rocprofiler::kfd::parse_line_has_ssse3;
 using rocprofiler::kfd::parse_line_scalar;
 using rocprofiler::kfd::parse_line_sse2;
@@ -73,23 +76,26 @@ struct twin_checker
 
     void check(std::string_view line)
     {
-        event      fast{}, ssse3{}, sse2{}, swar{}, scalar{};
+        event      fast{}, avx2{}, ssse3{}, sse2{}, swar{}, scalar{};
         const auto a  = parse_line(line, fast);
+        const auto v2 = parse_line_avx2(line, avx2);
         const auto s3 = parse_line_ssse3(line, ssse3);
         const auto s2 = parse_line_sse2(line, sse2);
         const auto w  = parse_line_swar(line, swar);
         const auto b  = parse_line_scalar(line, scalar);
         ++checked;
         ok += a == parse_result::ok;
-        if(a == b && s3 == b && s2 == b && w == b && same_event(fast, scalar) &&
-           same_event(ssse3, scalar) && same_event(sse2, scalar) && same_event(swar, scalar))
+        if(a == b && v2 == b && s3 == b && s2 == b && w == b && same_event(fast, scalar) &&
+           same_event(avx2, scalar) && same_event(ssse3, scalar) && same_event(sse2, scalar) &&
+           same_event(swar, scalar))
             return;
         if(++disagreed <= 10)
             ADD_FAILURE() << "the parsers disagree on [" << printable(line)
                           << "]: " << static_cast<int>(a) << " (parse_line), "
-                          << static_cast<int>(s3) << " (SSSE3), " << static_cast<int>(s2)
-                          << " (SSE2), " << static_cast<int>(w) << " (SWAR) vs "
-                          << static_cast<int>(b) << " (scalar)";
+                          << static_cast<int>(v2) << " (AVX2), " << static_cast<int>(s3)
+                          << " (SSSE3), " << static_cast<int>(s2) << " (SSE2), "
+                          << static_cast<int>(w) << " (SWAR) vs " << static_cast<int>(b)
+                          << " (scalar)";
     }
 };
 
@@ -286,6 +292,25 @@ TEST(kfd_parser_twin, the_ssse3_path_runs_here)
     EXPECT_TRUE(same_event(a, b));
     EXPECT_EQ(a.timestamp, 14601738586508u);
     EXPECT_EQ(a.page, 0x7f0f15200u);
+#else
+    GTEST_SKIP() << "not x86-64";
+#endif
+}
+
+// The same for the AVX2 path.
+TEST(kfd_parser_twin, the_avx2_path_runs_here)
+{
+#if defined(__x86_64__)
+    if(!parse_line_has_avx2())
+        GTEST_SKIP() << "this CPU has no AVX2/BMI2: the AVX2 path is not compared";
+    const std::string_view line = "6 15202910515905 -152990 @7f0f15200(2c02) 0->1ea0 1 -14";
+    event                  a{}, b{};
+    EXPECT_EQ(parse_line_avx2(line, a), parse_result::ok);
+    EXPECT_EQ(parse_line_scalar(line, b), parse_result::ok);
+    EXPECT_TRUE(same_event(a, b));
+    EXPECT_EQ(a.timestamp, 15202910515905u);
+    EXPECT_EQ(a.to_node, 0x1ea0u);
+    EXPECT_EQ(a.error_code, -14);
 #else
     GTEST_SKIP() << "not x86-64";
 #endif

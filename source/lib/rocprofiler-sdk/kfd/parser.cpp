@@ -7,11 +7,18 @@
 
 #include "common/kfd_abi.hpp"
 
+#include <atomic>
+#include <initializer_list>
 #include <limits>
 
 #if defined(__SSE2__)
 #    include <emmintrin.h> // SSE2: part of every x86-64
 #    include <tmmintrin.h> // SSSE3: only in functions marked KFD_SSSE3, chosen at run time
+#endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#    include <immintrin.h> // AVX2: only in functions marked KFD_AVX2, chosen at run time
+#    define KFD_HAVE_AVX2 1
+#    define KFD_AVX2 __attribute__((target("avx2,bmi,bmi2")))
 #endif
 
 // The readers are small and called a dozen times per line: inlined into each body parser,
@@ -35,9 +42,10 @@ constexpr size_t int32_digits = 10; // INT32_MAX has 10 digits
 enum class number_path
 {
     masked,       // lines of 16 to 128 bytes: classified at once (SSE2), SWAR conversion
-    masked_ssse3, // the same, numbers converted with SSSE3 (pshufb, pmaddubsw), when the CPU has it
-    swar,         // eight bytes at a time (other lengths, or no SSE2)
-    scalar,       // a byte at a time
+    masked_ssse3, // the same, numbers converted with SSSE3 (pmaddubsw, pmaddwd), when the CPU has it
+    masked_avx2, // the same, classified 32 bytes at a time, VEX-encoded, when the CPU has AVX2+BMI2
+    swar,        // eight bytes at a time (other lengths, or no SSE2)
+    scalar,      // a byte at a time
 };
 
 // Longest line of the masked path, and the bytes of the zero-padded copy it reads from: the
@@ -47,31 +55,66 @@ constexpr size_t masked_line_max   = 128;
 constexpr size_t masked_narrow_max = 63; // the 64-bit-mask instance (see digits_at)
 constexpr size_t padded_line_bytes = masked_line_max + 32;
 // One bit per byte of the line: 64 bits for lines of at most 63 bytes (most lines: the
-// cheaper instance), 128 for the longer ones.
+// cheaper instance), 128 for the longer ones. The longer ones are built in a 128-bit
+// integer and kept as bytes in the line's copy (wide_bits points at them), so that the bits
+// at a position are one unaligned 64-bit load and a shift (128-bit shifts cost a dozen
+// instructions and two branches).
 using wide_mask = unsigned __int128;
+
+struct wide_bits
+{
+    // 32 bytes: bit i (byte i / 8, bit i % 8) set when byte i of the line is not a digit;
+    // bits 128 to 255 (past every line of the instance) are set.
+    const unsigned char* b = nullptr;
+};
+
+// The integer a mask is built in.
+template <typename Mask> struct mask_builder
+{
+    using type = Mask;
+};
+template <> struct mask_builder<wide_bits>
+{
+    using type = wide_mask;
+};
 
 // A read position inside one line. Every accessor checks the end first. `path` picks the
 // number readers (see number_path), which tests run on the same inputs and compare.
 constexpr bool
 is_masked(number_path p)
 {
-    return p == number_path::masked || p == number_path::masked_ssse3;
+    return p == number_path::masked || p == number_path::masked_ssse3 ||
+           p == number_path::masked_avx2;
+}
+
+// The paths that convert numbers with SSSE3 from the line's digit values (`nibbles`).
+constexpr bool
+uses_nibbles(number_path p)
+{
+    return p == number_path::masked_ssse3 || p == number_path::masked_avx2;
 }
 
 template <number_path P, typename Mask = uint64_t> struct cursor_of
 {
     static constexpr number_path path = P;
     using mask_type                   = Mask;
-    static constexpr size_t mask_bits = sizeof(Mask) * 8;
+    using builder_type                = typename mask_builder<Mask>::type;
 
     std::string_view text;
     size_t           position = 0;
-    // Masked path: bit i set when byte i of the line is a hex (decimal) digit; bits past
-    // the line's end are 0 (no digit). `padded` is a copy of the line followed by zeros, so
-    // that every number and separator is read with plain loads (no end checks).
-    Mask        hex_mask = 0;
-    Mask        dec_mask = 0;
-    const char* padded   = nullptr;
+    // Masked path: bit i set when byte i of the line is not a hex (decimal) digit, and for
+    // every bit past the line's end: a number at i ends at the next set bit (stored
+    // complemented: one instruction less per number). `padded` is a copy of the line
+    // followed by zeros, so that every number and separator is read with plain loads (no
+    // end checks).
+    Mask        not_hex = {};
+    Mask        not_dec = {};
+    const char* padded  = nullptr;
+    // SSSE3/AVX2 paths: byte i is the value of byte i of the line read as a hex digit (its
+    // low nibble, + 9 for a letter), computed for the whole line during the classification,
+    // so that converting a number is an AND and two multiply-adds (garbage for non-digits,
+    // which the conversion never selects).
+    const unsigned char* nibbles = nullptr;
 
     KFD_PARSER_INLINE bool   at_end() const { return position >= text.size(); }
     KFD_PARSER_INLINE char   peek() const { return at_end() ? '\0' : text[position]; }
@@ -98,6 +141,25 @@ template <number_path P, typename Mask = uint64_t> struct cursor_of
         return true;
     }
 
+    // Consumes `yes` or `no` (neither NUL), setting `flag` to which: without a branch on
+    // the flag, whose value (a read or a write fault, a page migrated or not) the branch
+    // predictor cannot guess.
+    KFD_PARSER_INLINE bool skip_flag(char yes, char no, bool& flag)
+    {
+        char next = '\0';
+        if constexpr(is_masked(P))
+            next = padded[position];
+        else
+            next = peek();
+        flag        = next == yes;
+        unsigned ok = static_cast<unsigned>(next == yes) | static_cast<unsigned>(next == no);
+        // A value the compiler cannot split back into two branches (GCC branches on each
+        // compare otherwise, the second one data-dependent).
+        __asm__("" : "+r"(ok));
+        position += ok;
+        return ok != 0;
+    }
+
     // Consumes `a` then `b` (neither NUL): one 2-byte compare on the padded copy.
     KFD_PARSER_INLINE bool skip2(char a, char b)
     {
@@ -118,10 +180,17 @@ template <number_path P, typename Mask = uint64_t> struct cursor_of
 
 // The number readers: the word-at-a-time ones, or their scalar twins (see cursor::swar).
 template <class C> KFD_PARSER_INLINE bool read_hex(C& c, size_t max_digits, uint64_t& value);
+
+// 1 <= n <= max_digits, as one unsigned compare (n = 0 wraps around to the largest value).
+KFD_PARSER_INLINE bool
+digit_count_ok(unsigned n, size_t max_digits)
+{
+    return size_t{n} - 1u < max_digits;
+}
 template <class C>
 KFD_PARSER_INLINE bool read_decimal(C& c, size_t max_digits, uint64_t max_value, uint64_t& value);
 
-int
+constexpr int
 hex_value(char c)
 {
     if(c >= '0' && c <= '9') return c - '0';
@@ -130,7 +199,7 @@ hex_value(char c)
     return -1;
 }
 
-bool
+constexpr bool
 is_decimal_digit(char c)
 {
     return c >= '0' && c <= '9';
@@ -330,58 +399,228 @@ read_hex_swar(C& c, size_t max_digits, uint64_t& value)
 // ---- SIMD: the whole line classified at once (SSE2), then SWAR conversion ----
 
 #if defined(__SSE2__)
-// Hex-digit and decimal-digit bitmaps of 16 bytes.
+// The byte constants of the classification, 32 of each (the 16-byte version reads the
+// first 16).
+struct classify_constants
+{
+    struct row
+    {
+        alignas(32) unsigned char b[32];
+    };
+    row to_digits;     // b + (0x80 - '0'): '0'..'9' become -128..-119
+    row to_letters;    // (b | 0x20) + (0x80 - 'a'): letters become -128..-123
+    row digit_limit;   // -128 + 10
+    row letter_limit;  // -128 + 6
+    row case_bit;      // 0x20
+    row low_nibble;    // 0x0F
+    row letter_adjust; // 9: 'a'/'A' (low nibble 1) is 10
+};
+
+constexpr classify_constants::row
+splat(unsigned char value)
+{
+    classify_constants::row r{};
+    for(auto& b : r.b)
+        b = value;
+    return r;
+}
+
+constexpr classify_constants classify_table = {
+    splat(0x80 - '0'), splat(0x80 - 'a'), splat(0x80 + 10), splat(0x80 + 6),
+    splat(0x20),       splat(0x0F),       splat(9)};
+
+// The table, through a pointer the compiler cannot see through: with AVX2, GCC rebuilds
+// every splatted constant it knows (mov + vmovq + vpbroadcast: three instructions each, on
+// every call) instead of reading it from memory as an operand.
+KFD_PARSER_INLINE const classify_constants&
+constants()
+{
+    const classify_constants* k = &classify_table;
+    __asm__("" : "+r"(k));
+    return *k;
+}
+
+KFD_PARSER_INLINE __m128i
+row16(const classify_constants::row& r)
+{
+    return _mm_load_si128(reinterpret_cast<const __m128i*>(r.b));
+}
+
+// Hex-digit and decimal-digit bitmaps of 16 bytes, and each byte's value as a hex digit.
 KFD_PARSER_INLINE void
-classify16(__m128i bytes, uint32_t& hex, uint32_t& dec)
+classify16(__m128i bytes, const classify_constants& k, uint32_t& hex, uint32_t& dec,
+           __m128i& nibbles)
 {
     // b - '0' < 10 and (b | 0x20) - 'a' < 6 (unsigned), as signed compares: adding
     // 0x80 - '0' (mod 256) maps exactly '0'..'9' to -128..-119.
-    const __m128i to_digits  = _mm_set1_epi8(static_cast<char>(0x80 - '0'));
-    const __m128i to_letters = _mm_set1_epi8(static_cast<char>(0x80 - 'a'));
-    const __m128i digit = _mm_cmplt_epi8(_mm_add_epi8(bytes, to_digits), _mm_set1_epi8(-0x80 + 10));
-    const __m128i lower = _mm_or_si128(bytes, _mm_set1_epi8(0x20));
+    const __m128i digit =
+        _mm_cmplt_epi8(_mm_add_epi8(bytes, row16(k.to_digits)), row16(k.digit_limit));
+    const __m128i lower = _mm_or_si128(bytes, row16(k.case_bit));
     const __m128i letter =
-        _mm_cmplt_epi8(_mm_add_epi8(lower, to_letters), _mm_set1_epi8(-0x80 + 6));
-    dec = static_cast<uint32_t>(_mm_movemask_epi8(digit));
-    hex = static_cast<uint32_t>(_mm_movemask_epi8(_mm_or_si128(digit, letter)));
+        _mm_cmplt_epi8(_mm_add_epi8(lower, row16(k.to_letters)), row16(k.letter_limit));
+    dec     = static_cast<uint32_t>(_mm_movemask_epi8(digit));
+    hex     = static_cast<uint32_t>(_mm_movemask_epi8(_mm_or_si128(digit, letter)));
+    nibbles = _mm_add_epi8(_mm_and_si128(bytes, row16(k.low_nibble)),
+                           _mm_and_si128(letter, row16(k.letter_adjust)));
 }
 
-// For a line of 16 to masked_line_max bytes: fills the cursor's masks and copies the line
-// into `pad` (padded_line_bytes), zero for 32 bytes past the line's end, in 16-byte blocks
-// from the start, the last one ending at the line's end (it overlaps the one before; the same
-// bytes give the same bits). Never reads outside the line.
+// The classified line: a zero-padded copy and, for the SSSE3/AVX2 paths, its digit values,
+// both padded_line_bytes long (readable 16 bytes past every position of the line); the
+// digit values also have 16 zero bytes before the line (a conversion loads the 16 bytes
+// that end at a number's end).
+constexpr size_t nibbles_front = 16;
+
+struct line_copy
+{
+    alignas(32) char bytes[padded_line_bytes];
+    alignas(32) unsigned char nibbles[nibbles_front + padded_line_bytes];
+    alignas(16) unsigned char wide_not_hex[32]; // the masks of the 128-bit instance
+    alignas(16) unsigned char wide_not_dec[32];
+};
+
+// One classified 16-byte block at `offset` of the line into the cursor's masks and copies.
 template <class C>
 KFD_PARSER_INLINE void
-classify_line(C& c, char* pad)
+classify_block16(const char* p, size_t offset, const classify_constants& k, line_copy& copy,
+                 typename C::builder_type& hex, typename C::builder_type& dec)
 {
-    const size_t size = c.text.size();
-    const char*  p    = c.text.data();
-    using line_mask   = typename C::mask_type;
-    line_mask hex = 0, dec = 0;
-    uint32_t  h = 0, d = 0;
-    size_t    offset = 0;
-    for(; offset + 16 <= size; offset += 16)
-    {
-        const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + offset));
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(pad + offset), block);
-        classify16(block, h, d);
-        hex |= line_mask{h} << offset;
-        dec |= line_mask{d} << offset;
-    }
-    if(offset < size)
-    {
-        const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + size - 16));
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(pad + size - 16), block);
-        classify16(block, h, d);
-        hex |= line_mask{h} << (size - 16);
-        dec |= line_mask{d} << (size - 16);
-    }
+    using line_mask     = typename C::builder_type;
+    const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + offset));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(copy.bytes + offset), block);
+    uint32_t h = 0, d = 0;
+    __m128i  nibbles;
+    classify16(block, k, h, d, nibbles);
+    if constexpr(uses_nibbles(C::path))
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(copy.nibbles + nibbles_front + offset),
+                         nibbles);
+    hex |= line_mask{h} << offset;
+    dec |= line_mask{d} << offset;
+}
+
+KFD_PARSER_INLINE void
+store_mask(uint64_t& mask, uint64_t bits, unsigned char*)
+{
+    mask = bits;
+}
+
+KFD_PARSER_INLINE void
+store_mask(wide_mask& mask, wide_mask bits, unsigned char*)
+{
+    mask = bits;
+}
+
+KFD_PARSER_INLINE void
+store_mask(wide_bits& mask, wide_mask bits, unsigned char* storage)
+{
+    std::memcpy(storage, &bits, sizeof(bits));
+    std::memset(storage + sizeof(bits), 0xFF, 32 - sizeof(bits));
+    mask.b = storage;
+}
+
+// The end of the classification: zeros after the line in the copy (32 bytes: the longest
+// read past the end), and the cursor pointed at the copy.
+template <class C>
+KFD_PARSER_INLINE void
+finish_classification(C& c, line_copy& copy, typename C::builder_type hex,
+                      typename C::builder_type dec)
+{
+    const size_t  size = c.text.size();
     const __m128i zero = _mm_setzero_si128();
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(pad + size), zero);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(pad + size + 16), zero);
-    c.hex_mask = hex;
-    c.dec_mask = dec;
-    c.padded   = pad;
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(copy.bytes + size), zero);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(copy.bytes + size + 16), zero);
+    if constexpr(uses_nibbles(C::path))
+    {
+        // never selected by a conversion, but read: defined bytes for the memory checkers
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(copy.nibbles), zero);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(copy.nibbles + nibbles_front + size), zero);
+        c.nibbles = copy.nibbles + nibbles_front;
+    }
+    store_mask(c.not_hex, ~hex, copy.wide_not_hex);
+    store_mask(c.not_dec, ~dec, copy.wide_not_dec);
+    c.padded = copy.bytes;
+}
+
+// For a line of 16 to masked_line_max bytes: fills the cursor's masks and copies, in 16-byte
+// blocks from the start, the last one ending at the line's end (it overlaps the one before;
+// the same bytes give the same bits). Never reads outside the line.
+template <class C>
+KFD_PARSER_INLINE void
+classify_line(C& c, line_copy& copy)
+{
+    const size_t size             = c.text.size();
+    const char*  p                = c.text.data();
+    using line_mask               = typename C::builder_type;
+    line_mask                 hex = 0, dec = 0;
+    size_t                    offset = 0;
+    const classify_constants& k      = constants();
+    for(; offset + 16 <= size; offset += 16)
+        classify_block16<C>(p, offset, k, copy, hex, dec);
+    if(offset < size) classify_block16<C>(p, size - 16, k, copy, hex, dec);
+    finish_classification(c, copy, hex, dec);
+}
+#endif
+
+#if defined(KFD_HAVE_AVX2)
+// classify16 for 32 bytes (AVX2).
+KFD_AVX2 inline __m256i
+row32(const classify_constants::row& r)
+{
+    return _mm256_load_si256(reinterpret_cast<const __m256i*>(r.b));
+}
+
+KFD_AVX2 inline void
+classify_block32(const char* p, size_t offset, const classify_constants& k, line_copy& copy,
+                 uint32_t& hex, uint32_t& dec)
+{
+    const __m256i bytes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + offset));
+    const __m256i digit =
+        _mm256_cmpgt_epi8(row32(k.digit_limit), _mm256_add_epi8(bytes, row32(k.to_digits)));
+    const __m256i lower = _mm256_or_si256(bytes, row32(k.case_bit));
+    const __m256i letter =
+        _mm256_cmpgt_epi8(row32(k.letter_limit), _mm256_add_epi8(lower, row32(k.to_letters)));
+    const __m256i nibbles = _mm256_add_epi8(_mm256_and_si256(bytes, row32(k.low_nibble)),
+                                            _mm256_and_si256(letter, row32(k.letter_adjust)));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(copy.bytes + offset), bytes);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(copy.nibbles + nibbles_front + offset), nibbles);
+    dec = static_cast<uint32_t>(_mm256_movemask_epi8(digit));
+    hex = static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_or_si256(digit, letter)));
+}
+
+// classify_line with 32-byte blocks: a line of 32 bytes or more takes one block per 32 bytes
+// plus one ending at its end (most kernel lines: two blocks); a shorter one the two 16-byte
+// blocks that cover it (a 32-byte load would read past the line).
+template <class C>
+KFD_AVX2 inline void
+classify_line_avx2(C& c, line_copy& copy)
+{
+    const size_t size             = c.text.size();
+    const char*  p                = c.text.data();
+    using line_mask               = typename C::builder_type;
+    line_mask                 hex = 0, dec = 0;
+    const classify_constants& k = constants();
+    if(size < 32)
+    {
+        classify_block16<C>(p, 0, k, copy, hex, dec);
+        classify_block16<C>(p, size - 16, k, copy, hex, dec);
+    }
+    else
+    {
+        uint32_t h = 0, d = 0;
+        size_t   offset = 0;
+        for(; offset + 32 <= size; offset += 32)
+        {
+            classify_block32(p, offset, k, copy, h, d);
+            hex |= line_mask{h} << offset;
+            dec |= line_mask{d} << offset;
+        }
+        if(offset < size)
+        {
+            classify_block32(p, size - 32, k, copy, h, d);
+            hex |= line_mask{h} << (size - 32);
+            dec |= line_mask{d} << (size - 32);
+        }
+    }
+    finish_classification(c, copy, hex, dec);
 }
 #endif
 
@@ -394,25 +633,40 @@ load8_padded(const char* p)
     return word;
 }
 
-// Digits in a row at the cursor, from a mask (bits past the line are 0). The 64-bit instance
-// takes lines of at most 63 bytes (masked_narrow_max): the position is at most 63 and bit 63
-// is past the line's end, so the shift is defined and `rest` is never 0 (one shift, one
-// count, no branch).
+// Digits in a row at the cursor, from a mask of the bytes that are not digits (bits past the
+// line are set). The 64-bit instance takes lines of at most 63 bytes (masked_narrow_max):
+// the position is at most 63 and bit 63 is past the line's end, so the shift is defined and
+// `rest` is never 0 (one shift, one count, no branch).
 KFD_PARSER_INLINE unsigned
-digits_at(uint64_t mask, size_t position)
+digits_at(uint64_t not_digit, size_t position)
 {
-    const uint64_t rest = ~mask >> position;
+    const uint64_t rest = not_digit >> position;
     return static_cast<unsigned>(__builtin_ctzll(rest));
 }
 
 KFD_PARSER_INLINE unsigned
-digits_at(wide_mask mask, size_t position)
+digits_at(wide_mask not_digit, size_t position)
 {
-    const wide_mask rest = position < 128 ? ~(mask >> position) : ~wide_mask{0};
+    // A line of 128 bytes has no bit past its end: the bits shifted in (zeros, "digits")
+    // stand for the end of the line, where a run of digits to the end stops.
+    const wide_mask rest = position < 128 ? not_digit >> position : ~wide_mask{0};
     const uint64_t  low  = static_cast<uint64_t>(rest);
     if(low != 0) return static_cast<unsigned>(__builtin_ctzll(low));
     const uint64_t high = static_cast<uint64_t>(rest >> 64);
-    return high == 0 ? 128u : 64u + static_cast<unsigned>(__builtin_ctzll(high));
+    return high == 0 ? static_cast<unsigned>(128 - position)
+                     : 64u + static_cast<unsigned>(__builtin_ctzll(high));
+}
+
+// The same from the bytes: the 64 bits from position / 8, shifted by position % 8 (at least
+// 57 valid bits: more than the longest number, 19 digits). A run of more than 56 digits may
+// read as 63: either way far over every limit.
+KFD_PARSER_INLINE unsigned
+digits_at(wide_bits not_digit, size_t position)
+{
+    uint64_t word = 0;
+    std::memcpy(&word, not_digit.b + position / 8, sizeof(word));
+    const uint64_t rest = (word >> (position % 8)) | (uint64_t{1} << 63);
+    return static_cast<unsigned>(__builtin_ctzll(rest));
 }
 
 // The value of the first n (1..8) hex digits of word, known to be hex digits: a letter is
@@ -428,8 +682,8 @@ template <class C>
 KFD_PARSER_INLINE bool
 read_hex_masked(C& c, size_t max_digits, uint64_t& value)
 {
-    const unsigned n = digits_at(c.hex_mask, c.position);
-    if(n == 0 || n > max_digits) return false; // max_digits <= 16
+    const unsigned n = digits_at(c.not_hex, c.position);
+    if(!digit_count_ok(n, max_digits)) return false; // max_digits <= 16
     const char* p = c.padded + c.position;
     if(n <= 8)
         value = known_hex_value(load8_padded(p), n);
@@ -444,8 +698,8 @@ template <class C>
 KFD_PARSER_INLINE bool
 read_decimal_masked(C& c, size_t max_digits, uint64_t max_value, uint64_t& value)
 {
-    const unsigned n = digits_at(c.dec_mask, c.position);
-    if(n == 0 || n > max_digits) return false; // max_digits <= 19: no overflow
+    const unsigned n = digits_at(c.not_dec, c.position);
+    if(!digit_count_ok(n, max_digits)) return false; // max_digits <= 19: no overflow
     const char* p = c.padded + c.position;
     uint64_t    v = 0;
     if(n <= 8)
@@ -473,57 +727,110 @@ read_decimal_masked(C& c, size_t max_digits, uint64_t max_value, uint64_t& value
 #if defined(__SSE2__) && defined(__GNUC__)
 #    define KFD_SSSE3 __attribute__((target("ssse3")))
 
-// right_align[n]: pshufb control that moves bytes 0..n-1 to 16-n..15 and zeroes the rest.
-struct align_table
+// A number's digit values, right-aligned in 16 bytes with zeros before them (leading
+// zeros), without a shuffle: the 16 bytes that end at the number's end, AND the 16 bytes of
+// keep_last at offset n (16 - n zero bytes, then n bytes 0xFF). The digit values have 16
+// defined bytes before the line (line_copy::nibbles), so the load stays inside them.
+struct keep_last_table
 {
-    alignas(16) unsigned char control[17][16];
+    alignas(32) unsigned char mask[32];
 };
 
-constexpr align_table
-make_align_table()
+constexpr keep_last_table
+make_keep_last()
 {
-    align_table t{};
-    for(int n = 0; n <= 16; ++n)
-        for(int j = 0; j < 16; ++j)
-            t.control[n][j] = static_cast<unsigned char>(j >= 16 - n ? j - (16 - n) : 0x80);
+    keep_last_table t{};
+    for(int j = 16; j < 32; ++j)
+        t.mask[j] = 0xFF;
     return t;
 }
 
-constexpr align_table right_align = make_align_table();
+constexpr keep_last_table keep_last = make_keep_last();
 
-// The value of the n (1..16) hex digits at p (16 readable bytes; only the first n are used).
-KFD_SSSE3 inline uint64_t
-hex_value_ssse3(const char* p, unsigned n)
+// The conversions' constants, read through a pointer the compiler cannot see through, like
+// the classification's: it would load each into a register before every use (an
+// instruction per constant and number) instead of folding the load into the instruction.
+struct conversion_constants
 {
-    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    // A digit's value: its low nibble, + 9 for a letter (the only digits with bit 6 set).
-    const __m128i bit6    = _mm_set1_epi8(0x40);
-    const __m128i letters = _mm_cmpeq_epi8(_mm_and_si128(bytes, bit6), bit6);
-    const __m128i nibbles = _mm_add_epi8(_mm_and_si128(bytes, _mm_set1_epi8(0x0F)),
-                                         _mm_and_si128(letters, _mm_set1_epi8(9)));
-    const __m128i aligned = _mm_shuffle_epi8(
-        nibbles, _mm_load_si128(reinterpret_cast<const __m128i*>(right_align.control[n])));
-    // 16 * first + second per byte pair, then 256 * first + second per word pair: four
-    // 16-bit groups, the most significant first, gathered into little-endian order.
-    const __m128i pairs  = _mm_maddubs_epi16(aligned, _mm_set1_epi16(0x0110)); // bytes 16, 1
-    const __m128i quads  = _mm_madd_epi16(pairs, _mm_set1_epi32(0x00010100));  // words 256, 1
-    const __m128i gather = _mm_setr_epi8(12, 13, 8, 9, 4, 5, 0, 1, -1, -1, -1, -1, -1, -1, -1, -1);
-    return static_cast<uint64_t>(_mm_cvtsi128_si64(_mm_shuffle_epi8(quads, gather)));
+    struct row
+    {
+        alignas(16) unsigned char b[16];
+    };
+    row hex_pairs;  // 16, 1 per byte pair
+    row hex_quads;  // 256, 1 per 16-bit pair
+    row hex_gather; // the four 16-bit groups, most significant first, in little-endian order
+    row dec_pairs;  // 10, 1 per byte pair
+    row dec_quads;  // 100, 1 per 16-bit pair
+    row dec_octets; // 10000, 1 per 16-bit pair
+    keep_last_table keep_last;
+};
+
+constexpr conversion_constants::row
+repeat(std::initializer_list<unsigned char> pattern)
+{
+    conversion_constants::row r{};
+    for(size_t i = 0; i < 16; ++i)
+        r.b[i] = pattern.begin()[i % pattern.size()];
+    return r;
 }
 
-// The value of the n (1..16) decimal digits at p (16 readable bytes; only the first n used).
-KFD_SSSE3 inline uint64_t
-decimal_value_ssse3(const char* p, unsigned n)
+constexpr conversion_constants conversion_table = {
+    repeat({16, 1}),
+    repeat({0x00, 0x01, 0x01, 0x00}),
+    repeat({12, 13, 8, 9, 4, 5, 0, 1, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80}),
+    repeat({10, 1}),
+    repeat({100, 0, 1, 0}),
+    repeat({0x10, 0x27, 1, 0}),
+    make_keep_last()};
+
+KFD_PARSER_INLINE const conversion_constants&
+conversion()
 {
-    const __m128i bytes   = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    const __m128i digits  = _mm_sub_epi8(bytes, _mm_set1_epi8('0'));
-    const __m128i aligned = _mm_shuffle_epi8(
-        digits, _mm_load_si128(reinterpret_cast<const __m128i*>(right_align.control[n])));
-    const __m128i  pairs  = _mm_maddubs_epi16(aligned, _mm_set1_epi16(0x010A)); // 10, 1: <= 99
-    const __m128i  quads  = _mm_madd_epi16(pairs, _mm_set1_epi32(0x00010064));  // 100, 1: <= 9999
-    const __m128i  packed = _mm_packs_epi32(quads, quads);                      // no saturation
-    const __m128i  octets = _mm_madd_epi16(packed, _mm_set1_epi32(0x00012710)); // 10000, 1
-    const uint64_t both   = static_cast<uint64_t>(_mm_cvtsi128_si64(octets));
+    const conversion_constants* k = &conversion_table;
+    __asm__("" : "+r"(k));
+    return *k;
+}
+
+KFD_SSSE3 inline __m128i
+load_row(const conversion_constants::row& r)
+{
+    return _mm_load_si128(reinterpret_cast<const __m128i*>(r.b));
+}
+
+KFD_SSSE3 inline __m128i
+right_aligned_digits(const conversion_constants& k, const unsigned char* end, unsigned n)
+{
+    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(end - 16));
+    return _mm_and_si128(bytes,
+                         _mm_loadu_si128(reinterpret_cast<const __m128i*>(k.keep_last.mask + n)));
+}
+
+// The value of the n (1..16) hex digits whose values (cursor::nibbles) end at `end`.
+KFD_SSSE3 inline uint64_t
+hex_value_ssse3(const unsigned char* end, unsigned n)
+{
+    const conversion_constants& k       = conversion();
+    const __m128i               aligned = right_aligned_digits(k, end, n);
+    // 16 * first + second per byte pair, then 256 * first + second per word pair: four
+    // 16-bit groups, the most significant first, gathered into little-endian order.
+    const __m128i pairs = _mm_maddubs_epi16(aligned, load_row(k.hex_pairs));
+    const __m128i quads = _mm_madd_epi16(pairs, load_row(k.hex_quads));
+    return static_cast<uint64_t>(
+        _mm_cvtsi128_si64(_mm_shuffle_epi8(quads, load_row(k.hex_gather))));
+}
+
+// The value of the n (1..16) decimal digits whose values (cursor::nibbles: a decimal
+// digit's low nibble) end at `end`.
+KFD_SSSE3 inline uint64_t
+decimal_value_ssse3(const unsigned char* end, unsigned n)
+{
+    const conversion_constants& k       = conversion();
+    const __m128i               aligned = right_aligned_digits(k, end, n);
+    const __m128i               pairs  = _mm_maddubs_epi16(aligned, load_row(k.dec_pairs)); // <= 99
+    const __m128i               quads  = _mm_madd_epi16(pairs, load_row(k.dec_quads)); // <= 9999
+    const __m128i               packed = _mm_packs_epi32(quads, quads); // no saturation
+    const __m128i               octets = _mm_madd_epi16(packed, load_row(k.dec_octets));
+    const uint64_t              both   = static_cast<uint64_t>(_mm_cvtsi128_si64(octets));
     return (both & 0xFFFFFFFFull) * 100000000ull + (both >> 32);
 }
 
@@ -531,9 +838,9 @@ template <class C>
 KFD_PARSER_INLINE bool
 read_hex_ssse3(C& c, size_t max_digits, uint64_t& value)
 {
-    const unsigned n = digits_at(c.hex_mask, c.position);
-    if(n == 0 || n > max_digits) return false; // max_digits <= 16
-    value = hex_value_ssse3(c.padded + c.position, n);
+    const unsigned n = digits_at(c.not_hex, c.position);
+    if(!digit_count_ok(n, max_digits)) return false; // max_digits <= 16
+    value = hex_value_ssse3(c.nibbles + c.position + n, n);
     c.position += n;
     return true;
 }
@@ -542,10 +849,11 @@ template <class C>
 KFD_PARSER_INLINE bool
 read_decimal_ssse3(C& c, size_t max_digits, uint64_t max_value, uint64_t& value)
 {
-    const unsigned n = digits_at(c.dec_mask, c.position);
-    if(n > 16) return read_decimal_masked(c, max_digits, max_value, value); // 17-19: rare
-    if(n == 0 || n > max_digits) return false;
-    const uint64_t v = decimal_value_ssse3(c.padded + c.position, n);
+    const unsigned n = digits_at(c.not_dec, c.position);
+    // 17-19 digits (timestamps only: max_digits is a constant after inlining): rare
+    if(max_digits > 16 && n > 16) return read_decimal_masked(c, max_digits, max_value, value);
+    if(!digit_count_ok(n, max_digits)) return false;
+    const uint64_t v = decimal_value_ssse3(c.nibbles + c.position + n, n);
     value            = v;
     c.position += n;
     return v <= max_value;
@@ -556,7 +864,7 @@ template <class C>
 KFD_PARSER_INLINE bool
 read_hex(C& c, size_t max_digits, uint64_t& value)
 {
-    if constexpr(C::path == number_path::masked_ssse3)
+    if constexpr(uses_nibbles(C::path))
         return read_hex_ssse3(c, max_digits, value);
     else if constexpr(C::path == number_path::masked)
         return read_hex_masked(c, max_digits, value);
@@ -570,7 +878,7 @@ template <class C>
 KFD_PARSER_INLINE bool
 read_decimal(C& c, size_t max_digits, uint64_t max_value, uint64_t& value)
 {
-    if constexpr(C::path == number_path::masked_ssse3)
+    if constexpr(uses_nibbles(C::path))
         return read_decimal_ssse3(c, max_digits, max_value, value);
     else if constexpr(C::path == number_path::masked)
         return read_decimal_masked(c, max_digits, max_value, value);
@@ -596,10 +904,10 @@ read_int32(C& c, int32_t& value)
     return true;
 }
 
-// "%lld -%d " : timestamp and pid of every profiler event, with the trailing space.
+// "%lld -%d": timestamp and pid of every profiler event (not the space after them).
 template <class C>
 KFD_PARSER_INLINE bool
-read_profiler_header(C& c, event& ev)
+read_timestamp_pid(C& c, event& ev)
 {
     uint64_t pid = 0;
     if(!read_decimal(c, ns_digits, uint64_t{std::numeric_limits<int64_t>::max()}, ev.timestamp))
@@ -609,26 +917,44 @@ read_profiler_header(C& c, event& ev)
         return false;
     ev.pid           = static_cast<uint32_t>(pid);
     ev.has_timestamp = true;
-    return c.skip(' ');
+    return true;
 }
 
-// "@%lx(%lx)": a page range; npages >= 1 and the byte range must fit in 64 bits.
+// "%lld -%d " : the header of every profiler event, with the trailing space.
+template <class C>
+KFD_PARSER_INLINE bool
+read_profiler_header(C& c, event& ev)
+{
+    return read_timestamp_pid(c, ev) && c.skip(' ');
+}
+
+// "%lld -%d @": the header of the events whose body starts with an address (the space and
+// the '@' in one 2-byte compare).
+template <class C>
+KFD_PARSER_INLINE bool
+read_profiler_header_at(C& c, event& ev)
+{
+    return read_timestamp_pid(c, ev) && c.skip2(' ', '@');
+}
+
+// "%lx(%lx) " after the '@': a page range and the space after it (") " in one compare);
+// npages >= 1 and the byte range must fit in 64 bits.
 template <class C>
 KFD_PARSER_INLINE bool
 read_page_range(C& c, event& ev)
 {
-    if(!c.skip('@') || !read_hex64(c, ev.page)) return false;
-    if(!c.skip('(') || !read_hex64(c, ev.npages) || !c.skip(')')) return false;
+    if(!read_hex64(c, ev.page)) return false;
+    if(!c.skip('(') || !read_hex64(c, ev.npages) || !c.skip2(')', ' ')) return false;
     return ev.npages >= 1 && ev.page < page_limit && ev.npages < page_limit - ev.page;
 }
 
-// "@%lx(%x)": a faulting page and its node.
+// "%lx(%x) " after the '@': a faulting page, its node and the space after them.
 template <class C>
 KFD_PARSER_INLINE bool
 read_fault_address(C& c, event& ev)
 {
-    if(!c.skip('@') || !read_hex64(c, ev.page)) return false;
-    if(!c.skip('(') || !read_hex32(c, ev.node) || !c.skip(')')) return false;
+    if(!read_hex64(c, ev.page)) return false;
+    if(!c.skip('(') || !read_hex32(c, ev.node) || !c.skip2(')', ' ')) return false;
     return ev.page < page_limit;
 }
 
@@ -682,8 +1008,8 @@ template <class C>
 KFD_PARSER_INLINE bool
 parse_migrate_start(C& c, event& ev) // H "@%lx(%lx) %x->%x %x:%x %d"
 {
-    return read_profiler_header(c, ev) && read_page_range(c, ev) && c.skip(' ') &&
-           read_from_to(c, ev) && c.skip(' ') && read_hex32(c, ev.prefetch_node) && c.skip(':') &&
+    return read_profiler_header_at(c, ev) && read_page_range(c, ev) && read_from_to(c, ev) &&
+           c.skip(' ') && read_hex32(c, ev.prefetch_node) && c.skip(':') &&
            read_hex32(c, ev.preferred_node) && c.skip(' ') && read_int32(c, ev.trigger) &&
            c.at_end();
 }
@@ -692,8 +1018,8 @@ template <class C>
 KFD_PARSER_INLINE bool
 parse_migrate_end(C& c, event& ev) // H "@%lx(%lx) %x->%x %d" [" %d"]
 {
-    if(!(read_profiler_header(c, ev) && read_page_range(c, ev) && c.skip(' ') &&
-         read_from_to(c, ev) && c.skip(' ') && read_int32(c, ev.trigger)))
+    if(!(read_profiler_header_at(c, ev) && read_page_range(c, ev) && read_from_to(c, ev) &&
+         c.skip(' ') && read_int32(c, ev.trigger)))
         return false;
     if(c.at_end()) return true; // before 6.13: no error code
     ev.has_error_code = true;
@@ -704,24 +1030,16 @@ template <class C>
 KFD_PARSER_INLINE bool
 parse_page_fault_start(C& c, event& ev) // H "@%lx(%x) %c", 'R' or 'W'
 {
-    if(!(read_profiler_header(c, ev) && read_fault_address(c, ev) && c.skip(' '))) return false;
-    if(c.skip('R'))
-        ev.read_fault = true;
-    else if(!c.skip('W'))
-        return false;
-    return c.at_end();
+    return read_profiler_header_at(c, ev) && read_fault_address(c, ev) &&
+           c.skip_flag('R', 'W', ev.read_fault) && c.at_end();
 }
 
 template <class C>
 KFD_PARSER_INLINE bool
 parse_page_fault_end(C& c, event& ev) // H "@%lx(%x) %c", 'M' or 'U'
 {
-    if(!(read_profiler_header(c, ev) && read_fault_address(c, ev) && c.skip(' '))) return false;
-    if(c.skip('M'))
-        ev.migrated = true;
-    else if(!c.skip('U'))
-        return false;
-    return c.at_end();
+    return read_profiler_header_at(c, ev) && read_fault_address(c, ev) &&
+           c.skip_flag('M', 'U', ev.migrated) && c.at_end();
 }
 
 template <class C>
@@ -767,8 +1085,8 @@ template <class C>
 KFD_PARSER_INLINE bool
 parse_unmap_from_gpu(C& c, event& ev) // H "@%lx(%lx) %x %d"
 {
-    return read_profiler_header(c, ev) && read_page_range(c, ev) && c.skip(' ') &&
-           read_hex32(c, ev.node) && c.skip(' ') && read_int32(c, ev.trigger) && c.at_end();
+    return read_profiler_header_at(c, ev) && read_page_range(c, ev) && read_hex32(c, ev.node) &&
+           c.skip(' ') && read_int32(c, ev.trigger) && c.at_end();
 }
 
 template <class C>
@@ -872,19 +1190,40 @@ read_event_id(C& c)
 
 namespace
 {
+// The known id (1..14) that each byte names as a one-digit id token, else 0.
+struct id_table
+{
+    uint8_t id[256];
+};
+
+constexpr id_table
+make_id_table()
+{
+    id_table t{};
+    for(int b = 0; b < 256; ++b)
+    {
+        const int digit = hex_value(static_cast<char>(b));
+        t.id[b]         = digit > 0 && is_known_id(static_cast<uint64_t>(digit))
+                              ? static_cast<uint8_t>(digit)
+                              : 0;
+    }
+    return t;
+}
+
+constexpr id_table one_digit_ids = make_id_table();
+
 // The id of a line whose id token is one hex digit (every kernel line): one table look-up
 // instead of a number read. 0 when the line does not start that way.
 KFD_PARSER_INLINE uint32_t
 one_digit_event_id(std::string_view line)
 {
     if(line.size() < 2 || line[1] != ' ') return 0;
-    const int digit = hex_value(line[0]);
-    return digit > 0 && is_known_id(static_cast<uint64_t>(digit)) ? static_cast<uint32_t>(digit)
-                                                                  : 0;
+    return one_digit_ids.id[static_cast<unsigned char>(line[0])];
 }
 
 // All fields zero. Copied with memcpy: `out = event{}` compiles to a slow `rep stos`.
 constexpr event zero_event{};
+static_assert(sizeof(event) == 96, "parser.hpp orders event's members by size: no padding");
 
 KFD_PARSER_INLINE void
 clear(event& ev)
@@ -934,45 +1273,102 @@ __attribute__((noinline)) parse_result
 parse_line_masked(std::string_view line, event& out) noexcept
 {
     clear(out);
-    alignas(16) char                     pad[padded_line_bytes];
-    cursor_of<number_path::masked, Mask> c{line};
-    classify_line(c, pad);
+    line_copy                            copy;
+    cursor_of<number_path::masked, Mask> c;
+    c.text = line;
+    classify_line(c, copy);
     return parse_with(c, out);
 }
 
 // The same with SSSE3 number conversion. `flatten` inlines the SSSE3 converters here, the
-// only function compiled for SSSE3 that calls them. The padded copy has at least 16 readable
+// only function compiled for SSSE3 that calls them. The copies have at least 16 readable
 // bytes at every position of the line (padded_line_bytes), as the 16-byte loads need.
 template <typename Mask>
 __attribute__((noinline, flatten)) KFD_SSSE3 parse_result
 parse_line_masked_ssse3(std::string_view line, event& out) noexcept
 {
     clear(out);
-    alignas(16) char                           pad[padded_line_bytes];
-    cursor_of<number_path::masked_ssse3, Mask> c{line};
-    classify_line(c, pad);
+    line_copy                                  copy;
+    cursor_of<number_path::masked_ssse3, Mask> c;
+    c.text = line;
+    classify_line(c, copy);
     return parse_with(c, out);
 }
 
-bool
-cpu_has_ssse3() noexcept
+#    if defined(KFD_HAVE_AVX2)
+// The same, classified 32 bytes at a time and the whole body compiled for AVX2 and BMI2:
+// three-operand (VEX) vector instructions need no register copies around the SSSE3
+// conversions, and shlx/shrx shift the masks without the count in %cl.
+template <typename Mask>
+__attribute__((noinline, flatten)) KFD_AVX2 parse_result
+parse_line_masked_avx2(std::string_view line, event& out) noexcept
+{
+    clear(out);
+    line_copy                                 copy;
+    cursor_of<number_path::masked_avx2, Mask> c;
+    c.text = line;
+    classify_line_avx2(c, copy);
+    return parse_with(c, out);
+}
+#    endif
+
+// What this CPU runs, best last.
+enum class simd_level : int8_t
+{
+    unknown = -1, // not asked yet
+    sse2,
+    ssse3,
+    avx2, // with BMI1 and BMI2
+};
+
+simd_level
+cpu_simd_level() noexcept
 {
     __builtin_cpu_init(); // may run before libgcc's own initializer
-    return __builtin_cpu_supports("ssse3");
+#    if defined(KFD_HAVE_AVX2)
+    if(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
+       __builtin_cpu_supports("bmi2"))
+        return simd_level::avx2;
+#    endif
+    return __builtin_cpu_supports("ssse3") ? simd_level::ssse3 : simd_level::sse2;
 }
 
-// Asked once, on first use: the CPU does not change under the process. A function-local
-// static, not a namespace-scope flag set by this file's static initializer: the SDK's reader
-// thread may parse before that initializer ran (the SDK starts it from its own load-time
-// constructor), and ThreadSanitizer reported the flag's initialization racing with it.
-bool
+// Asked on first use: the CPU does not change under the process. Not a flag set by this
+// file's static initializer: the SDK's reader thread may parse before that initializer ran
+// (the SDK starts it from its own load-time constructor), and ThreadSanitizer reported such
+// a flag's initialization racing with it. A relaxed atomic, constant-initialized (no guard
+// and no initializer run at load time): threads that race on the first use all store the
+// same value. parse_line reads it with one load per line and, while it is unknown, tail-
+// calls a function that asks (so that its own path needs no stack frame for a call).
+KFD_PARSER_INLINE std::atomic<simd_level>&
+                  simd_cache() noexcept
+{
+    static std::atomic<simd_level> level{simd_level::unknown};
+    return level;
+}
+
+__attribute__((noinline)) simd_level
+ask_simd_level() noexcept
+{
+    const simd_level level = cpu_simd_level();
+    simd_cache().store(level, std::memory_order_relaxed);
+    return level;
+}
+
+KFD_PARSER_INLINE simd_level
+simd() noexcept
+{
+    const simd_level level = simd_cache().load(std::memory_order_relaxed);
+    return level != simd_level::unknown ? level : ask_simd_level();
+}
+
+KFD_PARSER_INLINE bool
 has_ssse3() noexcept
 {
-    static const bool yes = cpu_has_ssse3();
-    return yes;
+    return simd() >= simd_level::ssse3;
 }
 
-bool
+KFD_PARSER_INLINE bool
 fits_masked(std::string_view line)
 {
     return line.size() >= 16 && line.size() <= masked_line_max;
@@ -987,7 +1383,7 @@ parse_line_sse2(std::string_view line, event& out) noexcept
     if(line.size() >= 16 && line.size() <= masked_narrow_max)
         return parse_line_masked<uint64_t>(line, out);
     if(line.size() > masked_narrow_max && line.size() <= masked_line_max)
-        return parse_line_masked<wide_mask>(line, out);
+        return parse_line_masked<wide_bits>(line, out);
 #endif
     return parse_line_with<number_path::swar>(line, out);
 }
@@ -999,9 +1395,22 @@ parse_line_ssse3(std::string_view line, event& out) noexcept
     if(!has_ssse3()) return parse_line_sse2(line, out);
     if(line.size() >= 16 && line.size() <= masked_narrow_max)
         return parse_line_masked_ssse3<uint64_t>(line, out);
-    if(fits_masked(line)) return parse_line_masked_ssse3<wide_mask>(line, out);
+    if(fits_masked(line)) return parse_line_masked_ssse3<wide_bits>(line, out);
 #endif
     return parse_line_with<number_path::swar>(line, out);
+}
+
+parse_result
+parse_line_avx2(std::string_view line, event& out) noexcept
+{
+#if defined(__SSE2__) && defined(KFD_HAVE_AVX2)
+    if(simd() == simd_level::avx2 && fits_masked(line))
+    {
+        if(line.size() <= masked_narrow_max) return parse_line_masked_avx2<uint64_t>(line, out);
+        return parse_line_masked_avx2<wide_bits>(line, out);
+    }
+#endif
+    return parse_line_ssse3(line, out);
 }
 
 bool
@@ -1014,14 +1423,46 @@ parse_line_has_ssse3() noexcept
 #endif
 }
 
+bool
+parse_line_has_avx2() noexcept
+{
+#if defined(__SSE2__) && defined(KFD_HAVE_AVX2)
+    return simd() == simd_level::avx2;
+#else
+    return false;
+#endif
+}
+
+#if defined(__SSE2__)
+namespace
+{
+// parse_line's first call (or first calls, when threads race): asks the CPU, then parses.
+__attribute__((noinline)) parse_result
+parse_line_first_use(std::string_view line, event& out) noexcept
+{
+    ask_simd_level();
+    return parse_line(line, out);
+}
+} // namespace
+#endif
+
 parse_result
 parse_line(std::string_view line, event& out) noexcept
 {
 #if defined(__SSE2__)
-    if(has_ssse3() && fits_masked(line))
+    if(fits_masked(line))
     {
-        if(line.size() <= masked_narrow_max) return parse_line_masked_ssse3<uint64_t>(line, out);
-        return parse_line_masked_ssse3<wide_mask>(line, out);
+        const bool       narrow = line.size() <= masked_narrow_max;
+        const simd_level level  = simd_cache().load(std::memory_order_relaxed);
+#    if defined(KFD_HAVE_AVX2)
+        if(level == simd_level::avx2)
+            return narrow ? parse_line_masked_avx2<uint64_t>(line, out)
+                          : parse_line_masked_avx2<wide_bits>(line, out);
+#    endif
+        if(level == simd_level::ssse3)
+            return narrow ? parse_line_masked_ssse3<uint64_t>(line, out)
+                          : parse_line_masked_ssse3<wide_bits>(line, out);
+        if(level == simd_level::unknown) return parse_line_first_use(line, out);
     }
 #endif
     return parse_line_sse2(line, out);

@@ -87,39 +87,42 @@ enum class restore_form : uint8_t
     suffix_zero, // " 0": fixed kernels' normal restore
 };
 
-// One parsed SMI event. Fields the event does not carry are 0 / false.
+// One parsed SMI event. Fields the event does not carry are 0 / false. Ordered by size
+// (96 bytes, no padding inside): parse_line zeroes it with three 32-byte stores.
 struct event
 {
-    uint32_t id             = 0;     // kfd_abi::event_id value (1..14); for id 14 see kind14
-    uint64_t timestamp      = 0;     // kernel ns; 0 when the format carries none (1-4, 12, 13)
-    bool     has_timestamp  = false; // the format carries a timestamp (5-11, 14)
-    uint32_t pid            = 0;     // decimal pid (profiler events), hex pid (1, 12, 13)
-    uint64_t page           = 0;     // start page (pages, not bytes)
-    uint64_t npages         = 0;
+    uint64_t timestamp = 0; // kernel ns; 0 when the format carries none (1-4, 12, 13)
+    uint64_t page      = 0; // start page (pages, not bytes)
+    uint64_t npages    = 0;
+    uint64_t count     = 0; // id 14 dropped count; thermal counter; reset seq
+    uint64_t bitmask   = 0; // thermal bitmask
+
+    uint32_t id             = 0; // kfd_abi::event_id value (1..14); for id 14 see kind14
+    uint32_t pid            = 0; // decimal pid (profiler events), hex pid (1, 12, 13)
     uint32_t node           = 0; // fault/queue/unmap node (gpu_id, hex in text)
     uint32_t from_node      = 0; // migrate
     uint32_t to_node        = 0;
     uint32_t prefetch_node  = 0;
     uint32_t preferred_node = 0;
-    int32_t  trigger        = 0;     // as printed (decimal)
-    int32_t  error_code     = 0;     // MIGRATE_END 6.13+
-    bool     has_error_code = false; // MIGRATE_END carried an error_code
-    bool     read_fault     = false; // PAGE_FAULT_START 'R' (false for 'W')
-    bool     migrated       = false; // PAGE_FAULT_END 'M' (false for 'U')
-    bool     rescheduled    = false; // QUEUE_RESTORE " R", or the id-14 restore shape
-    uint64_t count          = 0;     // id 14 dropped count; thermal counter; reset seq
-    uint64_t bitmask        = 0;     // thermal bitmask
-
-    id14_kind    kind14  = id14_kind::not_id14;
-    restore_form restore = restore_form::not_restore;
+    int32_t  trigger        = 0; // as printed (decimal)
+    int32_t  error_code     = 0; // MIGRATE_END 6.13+
     // id 14 read as dropped events from a decimal-only token: it could also be a rescheduled
     // restore of node `id14_restore_node` (the token read as hex). See resolve_id14().
-    bool     id14_ambiguous    = false;
     uint32_t id14_restore_node = 0;
+
     // Text field (task name of 1/12/13, reset cause of 3/4) as a range of the parsed line;
     // read it with event_text(). Length 0 when absent or empty.
     uint16_t text_offset = 0;
     uint16_t text_length = 0;
+
+    bool         has_timestamp  = false; // the format carries a timestamp (5-11, 14)
+    bool         has_error_code = false; // MIGRATE_END carried an error_code
+    bool         read_fault     = false; // PAGE_FAULT_START 'R' (false for 'W')
+    bool         migrated       = false; // PAGE_FAULT_END 'M' (false for 'U')
+    bool         rescheduled    = false; // QUEUE_RESTORE " R", or the id-14 restore shape
+    id14_kind    kind14         = id14_kind::not_id14;
+    restore_form restore        = restore_form::not_restore;
+    bool         id14_ambiguous = false; // see id14_restore_node
 };
 
 enum class parse_result
@@ -133,22 +136,29 @@ enum class parse_result
 // `line`. On ok, `out` holds the event. Otherwise `out` is all zero except `id`, which holds
 // the id when it was a known one (for per-id malformed counts). An empty line is malformed.
 // A line of 16 to 128 bytes (every kernel line but the shortest) is classified at once
-// (SSE2: bitmaps of its hex and decimal digits) and copied into a zero-padded local block, so
-// that each number's length is one count-trailing-zeros and every number and separator is
-// read with plain loads (no end checks); numbers are converted with SSSE3 when the CPU has it
-// (see parse_line_ssse3), else eight bytes at a time (SWAR). Other lengths (or no SSE2) take
-// parse_line_swar's path. The hot instance carries no code
-// of the other paths (each path is its own template instance).
+// (SIMD: bitmaps of its hex and decimal digits, and each byte's value as a digit) and copied
+// into a zero-padded local block, so that each number's length is one count-trailing-zeros
+// and every number and separator is read with plain loads (no end checks); numbers are
+// converted with SSSE3 when the CPU has it (the line classified 32 bytes at a time with AVX2
+// when it has AVX2 and BMI2: parse_line_avx2; else parse_line_ssse3), else eight bytes at a
+// time (SWAR). Other lengths (or no SSE2) take parse_line_swar's path. The hot instance
+// carries no code of the other paths (each path is its own template instance).
 parse_result parse_line(std::string_view line, event& out) noexcept;
 
-// parse_line picks, once per process, the SSSE3 instance when the CPU has SSSE3 (numbers of
-// up to 16 digits converted with pshufb + pmaddubsw, no branch on their length), else the
-// SSE2 one. Both are exported so that the tests run each whatever the CPU:
+// parse_line picks, once per process, the AVX2 instance when the CPU has AVX2, BMI1 and
+// BMI2, else the SSSE3 instance when it has SSSE3 (numbers of up to 16 digits converted with
+// pmaddubsw + pmaddwd, no branch on their length), else the SSE2 one. All are exported so
+// that the tests run each whatever the CPU:
 // parse_line_ssse3 is the SSSE3 path (the SSE2 one when the CPU lacks SSSE3, see
 // parse_line_has_ssse3), parse_line_sse2 the SSE2 path with SWAR conversion.
 parse_result parse_line_ssse3(std::string_view line, event& out) noexcept;
 parse_result parse_line_sse2(std::string_view line, event& out) noexcept;
 bool         parse_line_has_ssse3() noexcept;
+// The AVX2 path (lines classified 32 bytes at a time, the body compiled for AVX2 + BMI2),
+// which parse_line takes when the CPU has AVX2, BMI1 and BMI2; parse_line_avx2 is the
+// SSSE3 path where it has not (see parse_line_has_avx2).
+parse_result parse_line_avx2(std::string_view line, event& out) noexcept;
+bool         parse_line_has_avx2() noexcept;
 
 // The twins of parse_line that the tests run on the same inputs and compare (same contract
 // and results): numbers read eight bytes at a time, classifying each word (no SIMD), and
@@ -201,6 +211,10 @@ public:
     }
 
 private:
+    // Calls on_line for every whole line in [cursor, end) found 64 bytes at a time (at least
+    // 64 bytes left, no carried line); returns the start of the first line not ended there.
+    template <typename F> const char* feed_blocks(const char* cursor, const char* end, F& on_line);
+
     void start_discarding()
     {
         ++m_overlong;
@@ -231,6 +245,52 @@ find_newline(const char* p, size_t n) noexcept
     return static_cast<const char*>(std::memchr(p, '\n', n));
 }
 
+// Bit i set when p[i] is '\n', for the 64 bytes at p.
+inline uint64_t
+newline_bits64(const char* p) noexcept
+{
+#if defined(__SSE2__)
+    const __m128i newline = _mm_set1_epi8('\n');
+    uint64_t      bits    = 0;
+    for(int i = 0; i < 4; ++i)
+    {
+        const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * i));
+        const auto hits = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(block, newline)));
+        bits |= uint64_t{hits} << (16 * i);
+    }
+    return bits;
+#else
+    uint64_t bits = 0;
+    for(int i = 0; i < 64; ++i)
+        bits |= uint64_t{p[i] == '\n'} << i;
+    return bits;
+#endif
+}
+
+// Most lines of a read: one bitmap of the newlines per 64 bytes, each line's end one
+// count-trailing-zeros (no loop per line whose trip count the branch predictor would have
+// to guess).
+template <typename F>
+const char*
+line_splitter::feed_blocks(const char* cursor, const char* end, F& on_line)
+{
+    const char* line = cursor;
+    for(const char* block = cursor; end - block >= 64; block += 64)
+    {
+        for(uint64_t newlines = newline_bits64(block); newlines != 0; newlines &= newlines - 1)
+        {
+            const char*  newline = block + __builtin_ctzll(newlines);
+            const size_t length  = static_cast<size_t>(newline - line);
+            if(length > max_line_length)
+                ++m_overlong; // ends here: counted once
+            else
+                on_line(std::string_view{line, length}); // may reset(): nothing is carried
+            line = newline + 1;
+        }
+    }
+    return line;
+}
+
 template <typename F>
 void
 line_splitter::feed(const char* data, size_t size, F&& on_line)
@@ -240,6 +300,11 @@ line_splitter::feed(const char* data, size_t size, F&& on_line)
     const char* const end    = data + size;
     while(cursor < end)
     {
+        if(m_length == 0 && !m_discarding && end - cursor >= 64)
+        {
+            cursor = feed_blocks(cursor, end, on_line);
+            if(cursor >= end) return;
+        }
         const size_t available = static_cast<size_t>(end - cursor);
         const char*  newline   = find_newline(cursor, available);
         if(m_discarding)
