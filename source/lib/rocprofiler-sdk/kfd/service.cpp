@@ -397,7 +397,11 @@ context_started(const context::context&) noexcept
         if(s.shut_down) return ROCPROFILER_STATUS_ERROR_FINALIZED;
         auto status = prepare_reader(s);
         if(status != ROCPROFILER_STATUS_SUCCESS) return status;
-        update_mask(s);
+        // Before the reader runs, the kernel's events would fill the FIFO with nobody to read
+        // it (the thread's creation and the tools' notifications take milliseconds, a 1 KiB
+        // FIFO lasts 0.2 ms at 100k events/s): start_reader_if_needed() enables them once
+        // the reader exists.
+        if(s.reader) update_mask(s);
         return ROCPROFILER_STATUS_SUCCESS;
     }
     catch(...)
@@ -427,7 +431,10 @@ start_reader_if_needed() noexcept
         if(!thread) return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
         s.reader = std::move(thread);
         // Finalization began meanwhile and could not stop it.
-        if(s.shut_down) stop_reader(s, std::chrono::milliseconds{2000});
+        if(s.shut_down)
+            stop_reader(s, std::chrono::milliseconds{2000});
+        else
+            update_mask(s); // the events of every context active now (see context_started)
         return ROCPROFILER_STATUS_SUCCESS;
     }
     catch(...)
