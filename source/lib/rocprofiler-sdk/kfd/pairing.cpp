@@ -186,10 +186,16 @@ __attribute__((always_inline)) inline bool
 pairing_engine::key::operator==(const key& other) const noexcept
 {
     static_assert(sizeof(key) == 4 * sizeof(uint64_t), "a key is four words, no padding");
-    uint64_t a[4], b[4];
-    std::memcpy(a, this, sizeof(a));
-    std::memcpy(b, &other, sizeof(b));
-    return ((a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]) | (a[3] ^ b[3])) == 0;
+    // Word by word (a whole-key memcpy goes through the stack), no branch per field.
+    uint64_t differ = 0;
+    for(size_t i = 0; i < 4; ++i)
+    {
+        uint64_t a = 0, b = 0;
+        std::memcpy(&a, reinterpret_cast<const std::byte*>(this) + i * 8, 8);
+        std::memcpy(&b, reinterpret_cast<const std::byte*>(&other) + i * 8, 8);
+        differ |= a ^ b;
+    }
+    return differ == 0;
 }
 
 // ---------------------------------------------------------------- table
@@ -254,7 +260,7 @@ pairing_engine::grow() noexcept
     return true;
 }
 
-uint32_t
+__attribute__((always_inline)) inline uint32_t
 pairing_engine::insert(const key& k, uint64_t hash, uint32_t free_bucket) noexcept
 {
     bool moved = false; // buckets moved: free_bucket must be found again
@@ -293,7 +299,7 @@ pairing_engine::insert(const key& k, uint64_t hash, uint32_t free_bucket) noexce
     return index;
 }
 
-void
+__attribute__((always_inline)) inline void
 pairing_engine::erase_bucket(uint32_t bucket_index) noexcept
 {
     const uint32_t index = m_buckets[bucket_index].index;
@@ -344,7 +350,7 @@ pairing_engine::note_head(uint32_t index) noexcept
     if(deadline < m_next_deadline) m_next_deadline = deadline;
 }
 
-void
+__attribute__((always_inline)) inline void
 pairing_engine::link_newest(uint32_t index) noexcept
 {
     start&        s    = m_starts[index];
@@ -361,7 +367,7 @@ pairing_engine::link_newest(uint32_t index) noexcept
     list.newest = index;
 }
 
-void
+__attribute__((always_inline)) inline void
 pairing_engine::unlink(uint32_t index) noexcept
 {
     start&        s    = m_starts[index];
@@ -456,7 +462,7 @@ pairing_engine::invalidate(uint32_t kinds) noexcept
 
 // ---------------------------------------------------------------- starts and ends
 
-void
+__attribute__((always_inline)) inline void
 pairing_engine::add_start(const key& k, const event& ev) noexcept
 {
     const uint64_t timestamp = timestamp_of(ev);
@@ -542,7 +548,7 @@ pairing_engine::note_rescheduled(const event& ev) noexcept
     start_at(found).rescheduled = true;
 }
 
-uint32_t
+__attribute__((always_inline)) inline uint32_t
 pairing_engine::find_start(const key& k, uint64_t end_timestamp) noexcept
 {
     uint32_t       free_bucket = nil;
