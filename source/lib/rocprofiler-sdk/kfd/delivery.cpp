@@ -65,6 +65,14 @@ collect_destinations(chunk_delivery& cd)
             ++cd.unlisted_paired;
         }
     }
+    // After the loop: batch_for may have moved cd.batches.
+    cd.sole_paired            = nullptr;
+    cd.sole_paired_operations = 0;
+    if(cd.paired.size() == 1)
+    {
+        cd.sole_paired            = &cd.batches[cd.paired.front().batch].records;
+        cd.sole_paired_operations = cd.paired.front().operations;
+    }
 }
 
 // Copies `size` bytes of a built record into the batch of `d`.
@@ -133,7 +141,21 @@ add_raw(chunk_delivery& cd, gpu_stream& stream, const event& ev, std::string_vie
 bool
 pair_and_add(chunk_delivery& cd, gpu_stream& stream, const event& ev)
 {
-    constexpr auto    kind = ROCPROFILER_BUFFER_TRACING_PAGE_MIGRATION;
+    constexpr auto kind = ROCPROFILER_BUFFER_TRACING_PAGE_MIGRATION;
+    if(cd.sole_paired != nullptr)
+    {
+        // One service: the record is built where the batch keeps it, committed if wanted.
+        auto* room =
+            static_cast<migration_record*>(cd.sole_paired->reserve(sizeof(migration_record)));
+        if(room != nullptr)
+        {
+            if(!stream.pairing.process(ev, *room)) return false;
+            if(cd.sole_paired_operations & (uint64_t{1} << room->operation))
+                cd.sole_paired->commit(ROCPROFILER_BUFFER_CATEGORY_TRACING, kind,
+                                       sizeof(migration_record));
+            return true;
+        }
+    }
     migration_record  local;
     migration_record* room = nullptr;
     if(!cd.paired.empty())

@@ -670,7 +670,8 @@ pairing_engine::process(const event& ev, record_t& out) noexcept
     // Before pairing: an end that shows its start is past the bound must not pair with it.
     if(ev.has_timestamp && ev.timestamp != 0)
     {
-        if(ev.timestamp > m_newest) m_newest = ev.timestamp;
+        // A select, not a branch: interleaved clocks make "newer than the newest" random.
+        m_newest = ev.timestamp > m_newest ? ev.timestamp : m_newest;
         if(m_newest > m_next_deadline) expire_heads();
         if(m_queue_resync_pending)
         {
