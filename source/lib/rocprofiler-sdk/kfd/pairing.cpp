@@ -285,11 +285,25 @@ pairing_engine::insert(const key& k, uint64_t hash, uint32_t free_bucket) noexce
         m_free = m_starts[index].newer;
     else
         index = m_pool_used++;
-    start& s = m_starts[index];
-    // memcpy of a blank start: `s = start{}` compiles to a slow `rep stos`.
-    static constexpr start blank{};
-    std::memcpy(static_cast<void*>(&s), &blank, sizeof(start));
-    s.id                   = k;
+    // Every field stored one by one: `s = start{}` compiles to a slow `rep stos`, and a copy of
+    // the whole key (built in registers) goes through the stack and stalls on reloading it.
+    start& s               = m_starts[index];
+    s.id.page              = k.page;
+    s.id.npages            = k.npages;
+    s.id.pid               = k.pid;
+    s.id.node_a            = k.node_a;
+    s.id.node_b            = k.node_b;
+    s.id.what              = k.what;
+    s.timestamp            = 0;
+    s.arrival              = 0;
+    s.trigger              = 0;
+    s.prefetch_node        = 0;
+    s.preferred_node       = 0;
+    s.depth                = 0;
+    s.older                = nil;
+    s.newer                = nil;
+    s.read_fault           = false;
+    s.rescheduled          = false;
     m_buckets[free_bucket] = bucket{static_cast<uint32_t>(hash), index};
     ++m_count;
     return index;
