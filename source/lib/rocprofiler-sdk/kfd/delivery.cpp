@@ -101,8 +101,9 @@ raw_operation(const event& ev)
 }
 
 // The raw record of the event, for every kfd_events destination that wants its operation:
-// built in place when there is one destination, else once and copied.
-void
+// built in place when there is one destination, else once and copied. Out of line: its
+// record on the stack would otherwise give every line's frame its size.
+__attribute__((noinline)) void
 add_raw(chunk_delivery& cd, gpu_stream& stream, const event& ev, std::string_view line,
         uint64_t now)
 {
@@ -137,25 +138,13 @@ add_raw(chunk_delivery& cd, gpu_stream& stream, const event& ev, std::string_vie
 
 // Pairs the event; a record it completes is built in place in the first page-migration
 // destination's batch, and copied for any further one that wants its operation. Returns
-// whether the engine completed a record.
-bool
-pair_and_add(chunk_delivery& cd, gpu_stream& stream, const event& ev)
+// whether the engine completed a record. Out of line: the general case (none or several
+// services, or a batch that cannot grow), whose record on the stack would otherwise give
+// every line's frame its size.
+__attribute__((noinline)) bool
+pair_and_copy(chunk_delivery& cd, gpu_stream& stream, const event& ev)
 {
-    constexpr auto kind = ROCPROFILER_BUFFER_TRACING_PAGE_MIGRATION;
-    if(cd.sole_paired != nullptr)
-    {
-        // One service: the record is built where the batch keeps it, committed if wanted.
-        auto* room =
-            static_cast<migration_record*>(cd.sole_paired->reserve(sizeof(migration_record)));
-        if(room != nullptr)
-        {
-            if(!stream.pairing.process(ev, *room)) return false;
-            if(cd.sole_paired_operations & (uint64_t{1} << room->operation))
-                cd.sole_paired->commit(ROCPROFILER_BUFFER_CATEGORY_TRACING, kind,
-                                       sizeof(migration_record));
-            return true;
-        }
-    }
+    constexpr auto    kind = ROCPROFILER_BUFFER_TRACING_PAGE_MIGRATION;
     migration_record  local;
     migration_record* room = nullptr;
     if(!cd.paired.empty())
@@ -175,6 +164,28 @@ pair_and_add(chunk_delivery& cd, gpu_stream& stream, const event& ev)
     for(const auto& d : cd.paired)
         if(d.operations & bit) add_copy(cd, d, kind, &local, sizeof(local));
     return true;
+}
+
+// The common case, one page-migration service: the record is built where its batch keeps
+// it and committed if the service traces its operation.
+bool
+pair_and_add(chunk_delivery& cd, gpu_stream& stream, const event& ev)
+{
+    if(cd.sole_paired != nullptr)
+    {
+        auto* room =
+            static_cast<migration_record*>(cd.sole_paired->reserve(sizeof(migration_record)));
+        if(room != nullptr)
+        {
+            if(!stream.pairing.process(ev, *room)) return false;
+            if(cd.sole_paired_operations & (uint64_t{1} << room->operation))
+                cd.sole_paired->commit(ROCPROFILER_BUFFER_CATEGORY_TRACING,
+                                       ROCPROFILER_BUFFER_TRACING_PAGE_MIGRATION,
+                                       sizeof(migration_record));
+            return true;
+        }
+    }
+    return pair_and_copy(cd, stream, ev);
 }
 
 // What one read's lines add to the stream's counters (published once per read).
