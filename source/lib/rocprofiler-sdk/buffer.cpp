@@ -280,6 +280,60 @@ record_batch::grow(size_t size) noexcept
     return true;
 }
 
+namespace
+{
+// One copy of the batch's bytes onto b->pending; false when it cannot allocate. Under b->mutex.
+bool
+append_whole(record_buffer* b, const record_batch& batch) noexcept
+{
+    try
+    {
+        b->pending.insert(b->pending.end(), batch.data(), batch.data() + batch.bytes());
+        return true;
+    }
+    catch(...)
+    {
+        return false;
+    }
+}
+
+// Record by record, each stored or dropped as emplace() would at that point. Under b->mutex.
+void
+append_each(record_buffer* b, const record_batch& batch, uint32_t split_kind,
+            batch_outcome& outcome, bool& want_delivery) noexcept
+{
+    const std::byte* entry = batch.data();
+    for(size_t i = 0; i < batch.count(); ++i)
+    {
+        const auto*  header = reinterpret_cast<const entry_header*>(entry);
+        const size_t bytes  = sizeof(entry_header) + padded(header->size);
+        const int    side   = header->kind == split_kind ? 0 : 1;
+        bool         stored = false;
+        if(b->destroyed || b->closed)
+            ++b->dropped;
+        else if(!fits(b, header->size))
+            ++b->dropped, ++b->drops_unreported;
+        else
+        {
+            try
+            {
+                b->pending.insert(b->pending.end(), entry, entry + bytes);
+                account_stored(b, header->size);
+                stored = true;
+            }
+            catch(...)
+            {
+                ++b->dropped, ++b->drops_unreported;
+            }
+        }
+        ++(stored ? outcome.stored : outcome.dropped)[side];
+        if(!b->destroyed && !b->closed)
+            want_delivery = want_delivery || wants_delivery(b, header->size, stored);
+        entry += bytes;
+    }
+}
+} // namespace
+
 void
 append_batch(uint64_t buffer_id, const record_batch& batch, uint32_t split_kind,
              batch_outcome& outcome) noexcept
@@ -300,55 +354,39 @@ append_batch(uint64_t buffer_id, const record_batch& batch, uint32_t split_kind,
     bool want_delivery = false;
     {
         std::lock_guard<std::mutex> lock{b->mutex};
-        // The common case, every record fits: one copy of the whole batch, then each record
-        // counted in order (the same states, so the same delivery request, as one emplace
-        // each). Otherwise (or if that copy cannot allocate) record by record.
-        bool copied = false;
-        if(!b->destroyed && !b->closed && fits_all(b, batch))
+        // The common case, every record fits: one copy of the whole batch, then the counters
+        // added at once. Each record then fits when its turn comes, and the states it passes
+        // through are those of one emplace() each: the pending sizes only grow (so the peak
+        // and the watermark test are those after the last record), and whether the next record
+        // of each one's size would not fit is tested on running sums (no stores per record).
+        // Otherwise (or if that copy cannot allocate) record by record, as emplace() would.
+        if(!b->destroyed && !b->closed && fits_all(b, batch) && append_whole(b, batch))
         {
-            try
+            const bool       lossless         = b->policy == ROCPROFILER_BUFFER_POLICY_LOSSLESS;
+            size_t           held             = b->held_bytes;
+            size_t           payload          = b->pending_bytes;
+            bool             next_may_not_fit = false;
+            const std::byte* entry            = batch.data();
+            for(size_t i = 0; i < batch.count(); ++i)
             {
-                b->pending.insert(b->pending.end(), batch.data(), batch.data() + batch.bytes());
-                copied = true;
+                const auto*  header = reinterpret_cast<const entry_header*>(entry);
+                const size_t bytes  = sizeof(entry_header) + padded(header->size);
+                outcome.stored[header->kind == split_kind ? 0 : 1] += 1;
+                held += bytes;
+                payload += header->size;
+                next_may_not_fit = next_may_not_fit || (lossless ? held + bytes > b->cap
+                                                                 : payload + header->size > b->cap);
+                entry += bytes;
             }
-            catch(...)
-            {
-            }
+            b->pending_bytes = payload;
+            b->held_bytes    = held;
+            b->pending_count += batch.count();
+            b->emplaced += batch.count();
+            b->peak_bytes = std::max(b->peak_bytes, b->pending_bytes);
+            want_delivery = !b->scheduled && (b->pending_bytes >= b->watermark || next_may_not_fit);
         }
-        const std::byte* entry = batch.data();
-        for(size_t i = 0; i < batch.count(); ++i)
-        {
-            const auto*  header = reinterpret_cast<const entry_header*>(entry);
-            const size_t bytes  = sizeof(entry_header) + padded(header->size);
-            const int    side   = header->kind == split_kind ? 0 : 1;
-            bool         stored = false;
-            if(copied)
-            {
-                account_stored(b, header->size);
-                stored = true;
-            }
-            else if(b->destroyed || b->closed)
-                ++b->dropped;
-            else if(!fits(b, header->size))
-                ++b->dropped, ++b->drops_unreported;
-            else
-            {
-                try
-                {
-                    b->pending.insert(b->pending.end(), entry, entry + bytes);
-                    account_stored(b, header->size);
-                    stored = true;
-                }
-                catch(...)
-                {
-                    ++b->dropped, ++b->drops_unreported;
-                }
-            }
-            ++(stored ? outcome.stored : outcome.dropped)[side];
-            if(!b->destroyed && !b->closed)
-                want_delivery = want_delivery || wants_delivery(b, header->size, stored);
-            entry += bytes;
-        }
+        else
+            append_each(b, batch, split_kind, outcome, want_delivery);
     }
     if(want_delivery) request_delivery(b);
 }

@@ -87,11 +87,13 @@ public:
 private:
     bool grow(size_t size) noexcept;
 
-    std::unique_ptr<std::byte[]> m_storage;
-    size_t                       m_capacity = 0;
+    // The three counters commit() adds to are kept apart (not adjacent): adjacent ones are
+    // added as one vector, which the next reserve() reads back as scalars (a stalled forward).
     size_t                       m_used     = 0;
+    size_t                       m_capacity = 0;
     size_t                       m_payload  = 0;
-    size_t                       m_count    = 0;
+    std::unique_ptr<std::byte[]> m_storage;
+    size_t                       m_count = 0;
 };
 
 // What append_batch did with the records of a batch, split into those of `split_kind` ([0])

@@ -1336,3 +1336,52 @@ TEST(kfd_pairing, cap_ages_out_oldest_first_across_kinds)
     feed_no_record(engine, "a 110 -1 1");
     EXPECT_EQ(engine.counters().starts_lost_in_gap, 1u);
 }
+
+TEST(kfd_pairing, age_bound_applies_to_an_older_start_that_becomes_a_head_later)
+{
+    // Arrival order is not timestamp order (another process's events, another clock domain):
+    // when the head of a list ends, the next start may be older than it was. Its own bound
+    // must apply from then on, not the ended head's.
+    rocprofiler::kfd::age_bounds bounds;
+    bounds.page_fault_ns = 100;
+    pairing_engine engine{16, bounds};
+    feed_no_record(engine, "7 1000 -1 @1(1) R"); // head
+    feed_no_record(engine, "7 950 -1 @2(1) R");  // arrives later, 50 ns older
+    EXPECT_EQ(feed_record(engine, "8 1010 -1 @1(1) M").start_timestamp, 1000u);
+    feed_record(engine, "b 1051 -1 @30(1) 1 0"); // an unmap 101 ns after 950
+    EXPECT_EQ(engine.counters().starts_timed_out, 1u);
+    EXPECT_EQ(engine.outstanding(), 0u);
+    feed_no_record(engine, "8 1052 -1 @2(1) M"); // its end is an orphan now
+    EXPECT_EQ(engine.counters().ends_without_start, 1u);
+}
+
+TEST(kfd_pairing, reused_places_keep_arrival_order_through_growth_and_the_cap)
+{
+    // Starts keep their pool places while outstanding; ended ones are reused by later starts.
+    // Whatever places they take, the cap ages out by arrival, and growth keeps every start.
+    pairing_engine engine{200};
+    for(int page = 0; page < 30; ++page) // 30 starts: the first table (64 buckets) at half
+        feed_no_record(engine, "7 " + std::to_string(100 + page) + " -1 @" + hex(page) + "(1) R");
+    ASSERT_EQ(engine.capacity(), 64u);
+    // end the even pages (their places go to the free list), then start new pages
+    for(int page = 0; page < 30; page += 2)
+        feed_record(engine, "8 1000 -1 @" + hex(page) + "(1) M");
+    for(int page = 100; page < 300; ++page) // grows to 512 buckets; past 200: ages out
+        feed_no_record(engine, "7 " + std::to_string(1000 + page) + " -1 @" + hex(page) + "(1) R");
+    EXPECT_EQ(engine.capacity(), 512u);
+    EXPECT_EQ(engine.outstanding(), 200u);
+    // 15 odd pages + 200 new = 215: the 15 oldest (all the odd pages) aged out, oldest first
+    EXPECT_EQ(engine.counters().starts_aged_out, 15u);
+    for(int page = 1; page < 30; page += 2)
+        feed_no_record(engine, "8 5000 -1 @" + hex(page) + "(1) M");
+    EXPECT_EQ(engine.counters().ends_without_start, 15u);
+    // one more start ages out exactly the oldest survivor (page 100), not any other
+    feed_no_record(engine, "7 4000 -1 @1000(1) R");
+    feed_no_record(engine, "8 5000 -1 @" + hex(100) + "(1) M");
+    EXPECT_EQ(engine.counters().ends_without_start, 16u);
+    for(int page = 101; page < 300; ++page)
+        EXPECT_EQ(feed_record(engine, "8 5000 -1 @" + hex(page) + "(1) M").start_timestamp,
+                  1000u + static_cast<unsigned>(page));
+    EXPECT_EQ(feed_record(engine, "8 5000 -1 @1000(1) M").start_timestamp, 4000u);
+    EXPECT_EQ(engine.outstanding(), 0u);
+}

@@ -65,6 +65,14 @@ collect_destinations(chunk_delivery& cd)
             ++cd.unlisted_paired;
         }
     }
+    // After the loop: batch_for may have moved cd.batches.
+    cd.sole_paired            = nullptr;
+    cd.sole_paired_operations = 0;
+    if(cd.paired.size() == 1)
+    {
+        cd.sole_paired            = &cd.batches[cd.paired.front().batch].records;
+        cd.sole_paired_operations = cd.paired.front().operations;
+    }
 }
 
 // Copies `size` bytes of a built record into the batch of `d`.
@@ -93,8 +101,9 @@ raw_operation(const event& ev)
 }
 
 // The raw record of the event, for every kfd_events destination that wants its operation:
-// built in place when there is one destination, else once and copied.
-void
+// built in place when there is one destination, else once and copied. Out of line: its
+// record on the stack would otherwise give every line's frame its size.
+__attribute__((noinline)) void
 add_raw(chunk_delivery& cd, gpu_stream& stream, const event& ev, std::string_view line,
         uint64_t now)
 {
@@ -128,9 +137,12 @@ add_raw(chunk_delivery& cd, gpu_stream& stream, const event& ev, std::string_vie
 }
 
 // Pairs the event; a record it completes is built in place in the first page-migration
-// destination's batch, and copied for any further one that wants its operation.
-void
-pair_and_add(chunk_delivery& cd, gpu_stream& stream, const event& ev)
+// destination's batch, and copied for any further one that wants its operation. Returns
+// whether the engine completed a record. Out of line: the general case (none or several
+// services, or a batch that cannot grow), whose record on the stack would otherwise give
+// every line's frame its size.
+__attribute__((noinline)) bool
+pair_and_copy(chunk_delivery& cd, gpu_stream& stream, const event& ev)
 {
     constexpr auto    kind = ROCPROFILER_BUFFER_TRACING_PAGE_MIGRATION;
     migration_record  local;
@@ -139,19 +151,41 @@ pair_and_add(chunk_delivery& cd, gpu_stream& stream, const event& ev)
         room = static_cast<migration_record*>(
             cd.batches[cd.paired.front().batch].records.reserve(sizeof(migration_record)));
     migration_record* out = room != nullptr ? room : &local;
-    if(!stream.pairing.process(ev, *out)) return;
-    cd.lost_paired += cd.unlisted_paired;
+    if(!stream.pairing.process(ev, *out)) return false;
     const uint64_t bit = uint64_t{1} << out->operation;
     if(cd.paired.size() == 1 && out == room)
     {
         if(cd.paired.front().operations & bit)
             cd.batches[cd.paired.front().batch].records.commit(ROCPROFILER_BUFFER_CATEGORY_TRACING,
                                                                kind, sizeof(migration_record));
-        return;
+        return true;
     }
     if(out != &local) local = *out; // a later reserve may move the batch's storage
     for(const auto& d : cd.paired)
         if(d.operations & bit) add_copy(cd, d, kind, &local, sizeof(local));
+    return true;
+}
+
+// The common case, one page-migration service: the record is built where its batch keeps
+// it and committed if the service traces its operation.
+bool
+pair_and_add(chunk_delivery& cd, gpu_stream& stream, const event& ev)
+{
+    if(cd.sole_paired != nullptr)
+    {
+        auto* room =
+            static_cast<migration_record*>(cd.sole_paired->reserve(sizeof(migration_record)));
+        if(room != nullptr)
+        {
+            if(!stream.pairing.process(ev, *room)) return false;
+            if(cd.sole_paired_operations & (uint64_t{1} << room->operation))
+                cd.sole_paired->commit(ROCPROFILER_BUFFER_CATEGORY_TRACING,
+                                       ROCPROFILER_BUFFER_TRACING_PAGE_MIGRATION,
+                                       sizeof(migration_record));
+            return true;
+        }
+    }
+    return pair_and_copy(cd, stream, ev);
 }
 
 // What one read's lines add to the stream's counters (published once per read).
@@ -161,7 +195,23 @@ struct chunk_tally
     uint64_t malformed     = 0;
     uint64_t kernel_drops  = 0;
     uint64_t other_process = 0;
+    uint64_t delivered     = 0; // events past the process filter
+    uint64_t paired        = 0; // records the engine completed
 };
+
+// Out of the per-line path: rare, and its logging is large.
+__attribute__((noinline, cold)) void
+note_malformed(const gpu_stream& stream, chunk_tally& tally)
+{
+    ++tally.malformed;
+    try
+    {
+        ROCP_INFO << "GPU " << stream.gpu_id << ": skipped an unparsable event line";
+    }
+    catch(...)
+    {
+    }
+}
 
 void
 handle_line(const process_filter& filter, chunk_delivery& cd, gpu_stream& stream,
@@ -170,17 +220,10 @@ handle_line(const process_filter& filter, chunk_delivery& cd, gpu_stream& stream
     event& ev = cd.scratch; // parse_line writes every field (`event ev;` is a `rep stos`)
     if(parse_line(line, ev) != parse_result::ok)
     {
-        ++tally.malformed;
-        try
-        {
-            ROCP_INFO << "GPU " << stream.gpu_id << ": skipped an unparsable event line";
-        }
-        catch(...)
-        {
-        }
+        note_malformed(stream, tally);
         return;
     }
-    resolve_id14(ev, stream.gpu_id);
+    if(ev.id14_ambiguous) resolve_id14(ev, stream.gpu_id); // a no-op for every other event
     ++tally.received;
     if(ev.kind14 == id14_kind::dropped_events) tally.kernel_drops += ev.count;
     if(filter.only_own_process && ev.pid != 0 && ev.pid != filter.self_pid)
@@ -188,9 +231,9 @@ handle_line(const process_filter& filter, chunk_delivery& cd, gpu_stream& stream
         ++tally.other_process;
         return;
     }
-    cd.lost_raw += cd.unlisted_raw;
+    ++tally.delivered;
     if(!cd.raw.empty()) add_raw(cd, stream, ev, line, now);
-    pair_and_add(cd, stream, ev);
+    tally.paired += pair_and_add(cd, stream, ev) ? 1 : 0;
 }
 
 } // namespace
@@ -217,6 +260,9 @@ deliver_chunk(chunk_delivery& cd, const process_filter& filter, gpu_stream& stre
         c.records_dropped.fetch_add(outcome.dropped[0], std::memory_order_relaxed);
         c.raw_events_dropped.fetch_add(outcome.dropped[1], std::memory_order_relaxed);
     }
+    // A service that could not be listed loses each event (raw) or record (paired) of the read.
+    cd.lost_raw += cd.unlisted_raw * tally.delivered;
+    cd.lost_paired += cd.unlisted_paired * tally.paired;
     c.records_dropped.fetch_add(cd.lost_paired, std::memory_order_relaxed);
     c.raw_events_dropped.fetch_add(cd.lost_raw, std::memory_order_relaxed);
     c.events_received.fetch_add(tally.received, std::memory_order_relaxed);

@@ -36,7 +36,11 @@ struct chunk_delivery
     std::vector<destination>  raw;    // kfd_events services, in context order
     std::vector<destination>  paired; // page_migration services, in context order
     std::vector<buffer_batch> batches;
-    event                     scratch; // the line being handled
+    // This read: the batch of the page-migration service when there is exactly one (the
+    // common case: records built in place with no per-line lookups), and what it traces.
+    buffer::record_batch* sole_paired            = nullptr;
+    uint64_t              sole_paired_operations = 0;
+    event                 scratch; // the line being handled
     // This read: services that could not be listed (out of memory), and records lost
     // before their batch reached the buffer (counted as dropped).
     uint64_t unlisted_raw = 0, unlisted_paired = 0;

@@ -1,16 +1,19 @@
 // MIT License - see LICENSE.
 //
-// Pairing engine (rules in pairing.hpp). Outstanding starts live in one open-addressing
-// table (linear probing, at most half full, backward-shift deletion so that there are no
+// Pairing engine (rules in pairing.hpp). Outstanding starts live in a pool of fixed places
+// (a free list reuses them), found through an open-addressing index of 8-byte buckets
+// (linear probing, at most half full, backward-shift deletion so that there are no
 // tombstones). Each kind's starts also form a doubly-linked list in arrival order through
-// slot indices: the oldest start of a kind (age bound) and of all kinds (cap) is found in
-// O(1). Moving a slot during deletion or growth re-points its neighbours' links.
+// pool indices: the oldest start of a kind (age bound) and of all kinds (cap) is found in
+// O(1). Deleting or growing moves buckets only, never a start, so no link is ever re-pointed.
 #include "rocprofiler-sdk/kfd/pairing.hpp"
 
 #include "common/kfd_abi.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <new>
+#include <utility>
 
 namespace rocprofiler::kfd
 {
@@ -85,24 +88,18 @@ pair_kinds_of_mask(uint64_t event_mask) noexcept
 }
 
 pairing_engine::pairing_engine(size_t max_outstanding, age_bounds bounds)
-    : m_max_outstanding{max_outstanding == 0 ? 1 : max_outstanding}, m_bounds{bounds}
+    : m_max_outstanding{max_outstanding == 0                        ? 1
+                        : max_outstanding > largest_max_outstanding ? largest_max_outstanding
+                                                                    : max_outstanding},
+      m_bounds{bounds}
 {
     m_max_capacity = power_of_two_at_least(m_max_outstanding * 2);
     if(m_max_capacity < 2) m_max_capacity = 2;
 }
 
 pairing_engine::pairing_engine(pairing_engine&& other) noexcept
-    : m_max_outstanding{other.m_max_outstanding}, m_max_capacity{other.m_max_capacity},
-      m_bounds{other.m_bounds}, m_slots{std::move(other.m_slots)}, m_count{other.m_count},
-      m_arrivals{other.m_arrivals}, m_newest{other.m_newest},
-      m_next_deadline{other.m_next_deadline}, m_heads_changed{other.m_heads_changed},
-      m_queue_resync_pending{other.m_queue_resync_pending},
-      m_queue_resync_until{other.m_queue_resync_until}, m_counters{other.m_counters}
 {
-    for(size_t i = 0; i < kind_count; ++i)
-        m_lists[i] = other.m_lists[i], other.m_lists[i] = arrival_list{};
-    other.m_slots.clear();
-    other.m_count = 0;
+    *this = std::move(other);
 }
 
 pairing_engine&
@@ -112,19 +109,28 @@ pairing_engine::operator=(pairing_engine&& other) noexcept
     m_max_outstanding      = other.m_max_outstanding;
     m_max_capacity         = other.m_max_capacity;
     m_bounds               = other.m_bounds;
-    m_slots                = std::move(other.m_slots);
+    m_storage              = std::move(other.m_storage);
+    m_buckets              = other.m_buckets;
+    m_starts               = other.m_starts;
+    m_capacity             = other.m_capacity;
+    m_pool_used            = other.m_pool_used;
+    m_free                 = other.m_free;
     m_count                = other.m_count;
     m_arrivals             = other.m_arrivals;
     m_newest               = other.m_newest;
     m_next_deadline        = other.m_next_deadline;
-    m_heads_changed        = true; // recomputed from the moved lists and bounds
     m_queue_resync_pending = other.m_queue_resync_pending;
     m_queue_resync_until   = other.m_queue_resync_until;
     m_counters             = other.m_counters;
     for(size_t i = 0; i < kind_count; ++i)
         m_lists[i] = other.m_lists[i], other.m_lists[i] = arrival_list{};
-    other.m_slots.clear();
-    other.m_count = 0;
+    other.m_buckets       = nullptr;
+    other.m_starts        = nullptr;
+    other.m_capacity      = 0;
+    other.m_pool_used     = 0;
+    other.m_free          = nil;
+    other.m_count         = 0;
+    other.m_next_deadline = UINT64_MAX;
     return *this;
 }
 
@@ -176,169 +182,215 @@ pairing_engine::hash_of(const key& k) noexcept
            fold_multiply(range ^ 0x8ebc6af09c88c6e3ull, k.page + 0x589965cc75374cc3ull);
 }
 
-bool
+__attribute__((always_inline)) inline bool
 pairing_engine::key::operator==(const key& other) const noexcept
 {
-    return what == other.what && pid == other.pid && node_a == other.node_a &&
-           node_b == other.node_b && page == other.page && npages == other.npages;
+    // Field by field without a branch per field, on values (a byte-wise compare would force
+    // the key, built in registers, through the stack: a stalled store-to-load forward).
+    const uint64_t differ =
+        (page ^ other.page) | (npages ^ other.npages) | uint64_t{pid ^ other.pid} |
+        uint64_t{node_a ^ other.node_a} | uint64_t{node_b ^ other.node_b} |
+        static_cast<uint64_t>(static_cast<uint8_t>(what) ^ static_cast<uint8_t>(other.what));
+    return differ == 0;
 }
 
 // ---------------------------------------------------------------- table
 
 __attribute__((always_inline)) inline uint32_t
-pairing_engine::find(const key& k, uint64_t hash, uint32_t& free_slot) const noexcept
+pairing_engine::find(const key& k, uint64_t hash, uint32_t& free_bucket) const noexcept
 {
-    free_slot = nil;
-    if(m_slots.empty()) return nil;
-    const size_t mask = m_slots.size() - 1;
-    // At most half full: the probe always reaches an empty slot.
-    for(size_t i = hash & mask;; i = (i + 1) & mask)
+    free_bucket = nil;
+    if(m_capacity == 0) return nil;
+    const size_t   mask = m_capacity - 1;
+    const uint32_t tag  = static_cast<uint32_t>(hash);
+    // At most half full: the probe always reaches an empty bucket.
+    for(size_t i = tag & mask;; i = (i + 1) & mask)
     {
-        const slot& s = m_slots[i];
-        if(s.id.what == kind::empty)
+        const bucket& b = m_buckets[i];
+        if(b.index == nil)
         {
-            free_slot = static_cast<uint32_t>(i);
+            free_bucket = static_cast<uint32_t>(i);
             return nil;
         }
-        if(s.hash == hash && s.id == k) return static_cast<uint32_t>(i);
+        if(b.tag == tag && m_starts[b.index].id == k) return static_cast<uint32_t>(i);
     }
 }
 
 bool
 pairing_engine::grow() noexcept
 {
-    if(m_slots.size() >= m_max_capacity) return false;
+    if(m_capacity >= m_max_capacity) return false;
     const size_t capacity =
-        m_slots.empty() ? std::min(initial_capacity, m_max_capacity) : m_slots.size() * 2;
-    std::vector<slot> old;
+        m_capacity == 0 ? std::min(initial_capacity, m_max_capacity) : m_capacity * 2;
+    const size_t bucket_bytes = capacity * sizeof(bucket);
+    static_assert(sizeof(bucket) % alignof(start) == 0, "the pool follows the buckets aligned");
+    std::unique_ptr<std::byte[]> storage;
     try
     {
-        std::vector<slot> bigger(capacity);
-        old.swap(m_slots);
-        m_slots.swap(bigger);
+        storage.reset(new std::byte[bucket_bytes + (capacity / 2) * sizeof(start)]);
     }
     catch(...) // std::bad_alloc: keep the table as it is
     {
         return false;
     }
-    // Re-insert each kind's list from its oldest, so that arrival order is kept.
-    arrival_list lists[kind_count];
-    for(size_t l = 0; l < kind_count; ++l)
-        lists[l] = m_lists[l], m_lists[l] = arrival_list{};
-    for(size_t l = 0; l < kind_count; ++l)
+    auto* buckets = reinterpret_cast<bucket*>(storage.get());
+    auto* starts  = reinterpret_cast<start*>(storage.get() + bucket_bytes);
+    for(size_t i = 0; i < capacity; ++i)
+        new(&buckets[i]) bucket{};
+    // Starts keep their places (and so their links and the free list); buckets are re-homed.
+    for(uint32_t i = 0; i < m_pool_used; ++i)
+        new(&starts[i]) start{m_starts[i]};
+    const size_t mask = capacity - 1;
+    for(size_t i = 0; i < m_capacity; ++i)
     {
-        for(uint32_t i = lists[l].oldest; i != nil; i = old[i].newer)
-        {
-            uint32_t free_slot = nil;
-            find(old[i].id, old[i].hash, free_slot);
-            slot& s = m_slots[free_slot];
-            s       = old[i];
-            link_newest(free_slot);
-        }
+        if(m_buckets[i].index == nil) continue;
+        size_t to = m_buckets[i].tag & mask;
+        while(buckets[to].index != nil)
+            to = (to + 1) & mask;
+        buckets[to] = m_buckets[i];
     }
+    m_storage  = std::move(storage);
+    m_buckets  = buckets;
+    m_starts   = starts;
+    m_capacity = capacity;
     return true;
 }
 
-uint32_t
-pairing_engine::insert(const key& k, uint64_t hash, uint32_t free_slot) noexcept
+__attribute__((always_inline)) inline uint32_t
+pairing_engine::insert(const key& k, uint64_t hash, uint32_t free_bucket) noexcept
 {
-    bool moved = false; // slots moved: free_slot must be found again
+    bool moved = false; // buckets moved: free_bucket must be found again
     if(m_count >= m_max_outstanding)
     {
         evict_oldest();
         moved = true;
     }
-    if((m_count + 1) * 2 > m_slots.size())
+    if((m_count + 1) * 2 > m_capacity)
     {
         if(!grow())
         {
-            if(m_slots.empty()) return nil;
+            if(m_capacity == 0) return nil;
             // Cannot grow (allocation failed): stay at most half full by aging out.
-            while(m_count > 0 && (m_count + 1) * 2 > m_slots.size())
+            while(m_count > 0 && (m_count + 1) * 2 > m_capacity)
                 evict_oldest();
         }
         moved = true;
     }
-    if(moved) find(k, hash, free_slot);
-    if(free_slot == nil) return nil;
-    slot& s = m_slots[free_slot];
-    // memcpy of a blank slot: `s = slot{}` compiles to a slow `rep stos`.
-    static constexpr slot blank{};
-    std::memcpy(static_cast<void*>(&s), &blank, sizeof(slot));
-    s.id   = k;
-    s.hash = hash;
+    if(moved) find(k, hash, free_bucket);
+    if(free_bucket == nil) return nil;
+    // A free place, else the next never used one (there is one: m_count < m_capacity / 2
+    // and every place below m_pool_used is outstanding or free).
+    uint32_t index = m_free;
+    if(index != nil)
+        m_free = m_starts[index].newer;
+    else
+        index = m_pool_used++;
+    // Every field stored one by one: `s = start{}` compiles to a slow `rep stos`, and a copy of
+    // the whole key (built in registers) goes through the stack and stalls on reloading it.
+    start& s               = m_starts[index];
+    s.id.page              = k.page;
+    s.id.npages            = k.npages;
+    s.id.pid               = k.pid;
+    s.id.node_a            = k.node_a;
+    s.id.node_b            = k.node_b;
+    s.id.what              = k.what;
+    s.timestamp            = 0;
+    s.arrival              = 0;
+    s.trigger              = 0;
+    s.prefetch_node        = 0;
+    s.preferred_node       = 0;
+    s.depth                = 0;
+    s.older                = nil;
+    s.newer                = nil;
+    s.read_fault           = false;
+    s.rescheduled          = false;
+    m_buckets[free_bucket] = bucket{static_cast<uint32_t>(hash), index};
     ++m_count;
-    return free_slot;
+    return index;
 }
 
-void
-pairing_engine::move_slot(uint32_t from, uint32_t to) noexcept
+__attribute__((always_inline)) inline void
+pairing_engine::erase_bucket(uint32_t bucket_index) noexcept
 {
-    m_slots[to]        = m_slots[from];
-    slot&         s    = m_slots[to];
-    arrival_list& list = m_lists[list_of(s.id.what)];
-    if(s.older != nil)
-        m_slots[s.older].newer = to;
-    else
-        list.oldest = to;
-    if(s.newer != nil)
-        m_slots[s.newer].older = to;
-    else
-        list.newest = to;
-}
-
-void
-pairing_engine::erase(uint32_t index) noexcept
-{
+    const uint32_t index = m_buckets[bucket_index].index;
     unlink(index);
-    const size_t mask = m_slots.size() - 1;
-    size_t       hole = index;
-    for(size_t next = (hole + 1) & mask; m_slots[next].id.what != kind::empty;
-        next        = (next + 1) & mask)
+    m_starts[index].newer = m_free;
+    m_free                = index;
+    const size_t mask     = m_capacity - 1;
+    size_t       hole     = bucket_index;
+    for(size_t next = (hole + 1) & mask; m_buckets[next].index != nil; next = (next + 1) & mask)
     {
-        const size_t home = m_slots[next].hash & mask;
+        const size_t home = m_buckets[next].tag & mask;
         // Move `next` into the hole unless its home lies cyclically in (hole, next].
         const bool stays =
             (hole <= next) ? (hole < home && home <= next) : (hole < home || home <= next);
         if(stays) continue;
-        move_slot(static_cast<uint32_t>(next), static_cast<uint32_t>(hole));
-        hole = next;
+        m_buckets[hole] = m_buckets[next];
+        hole            = next;
     }
-    m_slots[hole].id.what = kind::empty; // insert() clears a slot when it takes it
+    m_buckets[hole].index = nil;
     --m_count;
 }
 
 void
+pairing_engine::erase_start(uint32_t index) noexcept
+{
+    const key& k           = m_starts[index].id;
+    uint32_t   free_bucket = nil;
+    const auto found       = find(k, hash_of(k), free_bucket);
+    if(found != nil) erase_bucket(found); // always found: every outstanding start has a bucket
+}
+
+uint64_t
+pairing_engine::deadline_of(uint32_t index) const noexcept
+{
+    const start&   s     = m_starts[index];
+    const uint64_t bound = bound_of(s.id.what);
+    if(bound == 0) return UINT64_MAX;
+    // Stored timestamps are at most m_newest, so the start times out once m_newest passes
+    // timestamp + bound (saturated).
+    return s.timestamp > UINT64_MAX - bound ? UINT64_MAX : s.timestamp + bound;
+}
+
+// `index` became the head of its list: the deadline bound must not exceed its deadline.
+inline void
+pairing_engine::note_head(uint32_t index) noexcept
+{
+    const uint64_t deadline = deadline_of(index);
+    if(deadline < m_next_deadline) m_next_deadline = deadline;
+}
+
+__attribute__((always_inline)) inline void
 pairing_engine::link_newest(uint32_t index) noexcept
 {
-    slot&         s    = m_slots[index];
+    start&        s    = m_starts[index];
     arrival_list& list = m_lists[list_of(s.id.what)];
     s.older            = list.newest;
     s.newer            = nil;
     if(list.newest != nil)
-        m_slots[list.newest].newer = index;
+        m_starts[list.newest].newer = index;
     else
     {
-        list.oldest     = index;
-        m_heads_changed = true;
+        list.oldest = index;
+        note_head(index);
     }
     list.newest = index;
 }
 
-void
+__attribute__((always_inline)) inline void
 pairing_engine::unlink(uint32_t index) noexcept
 {
-    slot&         s    = m_slots[index];
+    start&        s    = m_starts[index];
     arrival_list& list = m_lists[list_of(s.id.what)];
     if(s.older != nil)
-        m_slots[s.older].newer = s.newer;
+        m_starts[s.older].newer = s.newer;
     else
     {
-        list.oldest     = s.newer;
-        m_heads_changed = true;
+        list.oldest = s.newer;
+        if(s.newer != nil) note_head(s.newer);
     }
     if(s.newer != nil)
-        m_slots[s.newer].older = s.older;
+        m_starts[s.newer].older = s.older;
     else
         list.newest = s.older;
     s.older = nil;
@@ -351,12 +403,12 @@ pairing_engine::evict_oldest() noexcept
     uint32_t oldest = nil;
     for(const auto& list : m_lists)
         if(list.oldest != nil &&
-           (oldest == nil || m_slots[list.oldest].arrival < m_slots[oldest].arrival))
+           (oldest == nil || m_starts[list.oldest].arrival < m_starts[oldest].arrival))
             oldest = list.oldest;
     if(oldest == nil) return;
     // A suspension forgotten this way leaves its key's eviction count unknown, as a gap does.
-    if(m_slots[oldest].id.what == kind::queue_suspend) m_queue_resync_pending = true;
-    erase(oldest);
+    if(m_starts[oldest].id.what == kind::queue_suspend) m_queue_resync_pending = true;
+    erase_start(oldest);
     ++m_counters.starts_aged_out;
 }
 
@@ -377,34 +429,26 @@ pairing_engine::bound_of(kind k) const noexcept
     return 0;
 }
 
+// Runs when m_newest passed the deadline bound: drops every head past its bound, then makes
+// the bound exact (the earliest deadline of the remaining heads).
 void
-pairing_engine::expire(uint64_t newest_timestamp) noexcept
+pairing_engine::expire_heads() noexcept
 {
-    if(newest_timestamp > m_newest) m_newest = newest_timestamp;
-    // Amortized: nothing can time out before the earliest deadline of the lists' heads, which
-    // only changes when a head does (link_newest onto an empty list, unlink of a head).
-    if(!m_heads_changed && m_newest <= m_next_deadline) return;
-    m_heads_changed = false;
-    m_next_deadline = UINT64_MAX;
     for(kind k : {kind::page_fault, kind::page_migrate, kind::queue_suspend})
     {
         const uint64_t bound = bound_of(k);
         if(bound == 0) continue;
         arrival_list& list = m_lists[list_of(k)];
-        while(list.oldest != nil && m_newest - m_slots[list.oldest].timestamp > bound)
+        while(list.oldest != nil && m_newest - m_starts[list.oldest].timestamp > bound)
         {
-            erase(list.oldest);
+            erase_start(list.oldest);
             ++m_counters.starts_timed_out;
             if(k == kind::queue_suspend) m_queue_resync_pending = true; // as for the cap
         }
-        if(list.oldest == nil) continue;
-        // Stored timestamps are at most m_newest, so the head times out once m_newest passes
-        // timestamp + bound (saturated).
-        const uint64_t timestamp = m_slots[list.oldest].timestamp;
-        const uint64_t deadline  = timestamp > UINT64_MAX - bound ? UINT64_MAX : timestamp + bound;
-        if(deadline < m_next_deadline) m_next_deadline = deadline;
     }
-    m_heads_changed = false; // the erases above changed heads; the deadline already covers them
+    m_next_deadline = UINT64_MAX;
+    for(const auto& list : m_lists)
+        if(list.oldest != nil) note_head(list.oldest);
 }
 
 uint64_t
@@ -417,7 +461,7 @@ pairing_engine::invalidate(uint32_t kinds) noexcept
         arrival_list& list = m_lists[list_of(k)];
         while(list.oldest != nil)
         {
-            erase(list.oldest);
+            erase_start(list.oldest);
             ++dropped;
         }
     }
@@ -428,7 +472,7 @@ pairing_engine::invalidate(uint32_t kinds) noexcept
 
 // ---------------------------------------------------------------- starts and ends
 
-void
+__attribute__((always_inline)) inline void
 pairing_engine::add_start(const key& k, const event& ev) noexcept
 {
     const uint64_t timestamp = timestamp_of(ev);
@@ -437,24 +481,26 @@ pairing_engine::add_start(const key& k, const event& ev) noexcept
         ++m_counters.starts_aged_out; // could never pair: a record needs a start time
         return;
     }
-    const uint64_t hash      = hash_of(k);
-    uint32_t       free_slot = nil;
-    uint32_t       index     = find(k, hash, free_slot);
-    if(index != nil)
+    const uint64_t hash        = hash_of(k);
+    uint32_t       free_bucket = nil;
+    const uint32_t found       = find(k, hash, free_bucket);
+    uint32_t       index       = nil;
+    if(found != nil)
     {
         ++m_counters.starts_aged_out; // a newer start with the same key replaces it
+        index = m_buckets[found].index;
         unlink(index);
     }
     else
     {
-        index = insert(k, hash, free_slot);
+        index = insert(k, hash, free_bucket);
         if(index == nil)
         {
             ++m_counters.starts_aged_out;
             return;
         }
     }
-    slot& s          = m_slots[index];
+    start& s         = m_starts[index];
     s.timestamp      = timestamp;
     s.arrival        = m_arrivals++;
     s.trigger        = ev.trigger;
@@ -473,24 +519,24 @@ pairing_engine::add_eviction(const event& ev) noexcept
         ++m_counters.starts_aged_out;
         return;
     }
-    const key      k         = queue_key(ev);
-    const uint64_t hash      = hash_of(k);
-    uint32_t       free_slot = nil;
-    uint32_t       index     = find(k, hash, free_slot);
-    if(index != nil)
+    const key      k           = queue_key(ev);
+    const uint64_t hash        = hash_of(k);
+    uint32_t       free_bucket = nil;
+    const uint32_t found       = find(k, hash, free_bucket);
+    if(found != nil)
     {
         // Nested: the queues are already evicted; only the count changes (qpd->evicted++).
-        slot& s = m_slots[index];
+        start& s = start_at(found);
         if(s.depth < UINT32_MAX) ++s.depth;
         return;
     }
-    index = insert(k, hash, free_slot);
+    const uint32_t index = insert(k, hash, free_bucket);
     if(index == nil)
     {
         ++m_counters.starts_aged_out;
         return;
     }
-    slot& s     = m_slots[index];
+    start& s    = m_starts[index];
     s.timestamp = timestamp;
     s.arrival   = m_arrivals++;
     s.trigger   = ev.trigger; // the first eviction's trigger
@@ -501,29 +547,29 @@ pairing_engine::add_eviction(const event& ev) noexcept
 void
 pairing_engine::note_rescheduled(const event& ev) noexcept
 {
-    const key      k         = queue_key(ev);
-    uint32_t       free_slot = nil;
-    const uint32_t index     = find(k, hash_of(k), free_slot);
-    if(index == nil || timestamp_of(ev) == 0 || m_slots[index].timestamp > timestamp_of(ev))
+    const key      k           = queue_key(ev);
+    uint32_t       free_bucket = nil;
+    const uint32_t found       = find(k, hash_of(k), free_bucket);
+    if(found == nil || timestamp_of(ev) == 0 || start_at(found).timestamp > timestamp_of(ev))
     {
         ++m_counters.ends_without_start; // R is only emitted while the queues are evicted
         return;
     }
-    m_slots[index].rescheduled = true;
+    start_at(found).rescheduled = true;
 }
 
-uint32_t
+__attribute__((always_inline)) inline uint32_t
 pairing_engine::find_start(const key& k, uint64_t end_timestamp) noexcept
 {
-    uint32_t free_slot = nil;
-    uint32_t index     = find(k, hash_of(k), free_slot);
+    uint32_t       free_bucket = nil;
+    const uint32_t found       = find(k, hash_of(k), free_bucket);
     // Stored starts have a non-zero timestamp, so an end at 0 never pairs either.
-    if(index == nil || m_slots[index].timestamp > end_timestamp)
+    if(found == nil || start_at(found).timestamp > end_timestamp)
     {
         ++m_counters.ends_without_start;
         return nil;
     }
-    return index;
+    return found;
 }
 
 int32_t
@@ -538,16 +584,16 @@ bool
 pairing_engine::finish_fault(const event& ev, record_t& out) noexcept
 {
     const uint64_t end   = timestamp_of(ev);
-    const uint32_t index = find_start(fault_key(ev), end);
-    if(index == nil) return false;
-    const slot& start = m_slots[index]; // read in place, erased once the record is built
+    const uint32_t found = find_start(fault_key(ev), end);
+    if(found == nil) return false;
+    const start& first = start_at(found); // read in place, erased once the record is built
 
-    begin_record(out, ROCPROFILER_PAGE_MIGRATION_PAGE_FAULT, start.timestamp, end, ev.pid);
-    out.page_fault.read_fault = start.read_fault ? 1 : 0;
+    begin_record(out, ROCPROFILER_PAGE_MIGRATION_PAGE_FAULT, first.timestamp, end, ev.pid);
+    out.page_fault.read_fault = first.read_fault ? 1 : 0;
     out.page_fault.migrated   = ev.migrated ? 1 : 0;
     out.page_fault.node_id    = ev.node;
     out.page_fault.address    = ev.page << kfd_abi::page_shift;
-    erase(index);
+    erase_bucket(found);
     return true;
 }
 
@@ -555,44 +601,44 @@ bool
 pairing_engine::finish_migrate(const event& ev, record_t& out) noexcept
 {
     const uint64_t end   = timestamp_of(ev);
-    const uint32_t index = find_start(migrate_key(ev), end);
-    if(index == nil) return false;
-    const slot& start = m_slots[index]; // read in place, erased once the record is built
-    if(start.trigger != ev.trigger) ++m_counters.migrate_trigger_mismatches;
+    const uint32_t found = find_start(migrate_key(ev), end);
+    if(found == nil) return false;
+    const start& first = start_at(found); // read in place, erased once the record is built
+    if(first.trigger != ev.trigger) ++m_counters.migrate_trigger_mismatches;
 
-    begin_record(out, ROCPROFILER_PAGE_MIGRATION_PAGE_MIGRATE, start.timestamp, end, ev.pid);
+    begin_record(out, ROCPROFILER_PAGE_MIGRATION_PAGE_MIGRATE, first.timestamp, end, ev.pid);
     out.page_migrate.start_addr     = ev.page << kfd_abi::page_shift;
     out.page_migrate.end_addr       = ((ev.page + ev.npages) << kfd_abi::page_shift) - 1;
     out.page_migrate.from_node      = ev.from_node;
     out.page_migrate.to_node        = ev.to_node;
-    out.page_migrate.prefetch_node  = start.prefetch_node;
-    out.page_migrate.preferred_node = start.preferred_node;
+    out.page_migrate.prefetch_node  = first.prefetch_node;
+    out.page_migrate.preferred_node = first.preferred_node;
     store_trigger(out.page_migrate.trigger,
-                  checked_trigger(start.trigger, ROCPROFILER_PAGE_MIGRATION_TRIGGER_LAST));
-    erase(index);
+                  checked_trigger(first.trigger, ROCPROFILER_PAGE_MIGRATION_TRIGGER_LAST));
+    erase_bucket(found);
     return true;
 }
 
 bool
 pairing_engine::finish_queue(const event& ev, record_t& out) noexcept
 {
-    const key      k         = queue_key(ev);
-    const uint64_t end       = timestamp_of(ev);
-    uint32_t       free_slot = nil;
-    const uint32_t index     = find(k, hash_of(k), free_slot);
-    if(index == nil || m_slots[index].timestamp > end)
+    const key      k           = queue_key(ev);
+    const uint64_t end         = timestamp_of(ev);
+    uint32_t       free_bucket = nil;
+    const uint32_t found       = find(k, hash_of(k), free_bucket);
+    if(found == nil || start_at(found).timestamp > end)
     {
         ++m_counters.ends_without_start;
         return false;
     }
-    slot& s = m_slots[index];
+    start& s = start_at(found);
     if(s.depth > 1)
     {
         --s.depth; // an inner restore: the queues stay evicted
         return false;
     }
-    const slot start = s;
-    erase(index);
+    const start first = s;
+    erase_bucket(found);
     if(end <= m_queue_resync_until)
     {
         // Soon after a gap: this suspension may be nested in an eviction the gap hid.
@@ -600,12 +646,12 @@ pairing_engine::finish_queue(const event& ev, record_t& out) noexcept
         return false;
     }
 
-    begin_record(out, ROCPROFILER_PAGE_MIGRATION_QUEUE_SUSPEND, start.timestamp, end, ev.pid);
-    out.queue_suspend.rescheduled = start.rescheduled ? 1 : 0;
+    begin_record(out, ROCPROFILER_PAGE_MIGRATION_QUEUE_SUSPEND, first.timestamp, end, ev.pid);
+    out.queue_suspend.rescheduled = first.rescheduled ? 1 : 0;
     out.queue_suspend.node_id     = ev.node;
     store_trigger(
         out.queue_suspend.trigger,
-        checked_trigger(start.trigger, ROCPROFILER_PAGE_MIGRATION_QUEUE_SUSPEND_TRIGGER_LAST));
+        checked_trigger(first.trigger, ROCPROFILER_PAGE_MIGRATION_QUEUE_SUSPEND_TRIGGER_LAST));
     return true;
 }
 
@@ -634,7 +680,9 @@ pairing_engine::process(const event& ev, record_t& out) noexcept
     // Before pairing: an end that shows its start is past the bound must not pair with it.
     if(ev.has_timestamp && ev.timestamp != 0)
     {
-        expire(ev.timestamp);
+        // A select, not a branch: interleaved clocks make "newer than the newest" random.
+        m_newest = ev.timestamp > m_newest ? ev.timestamp : m_newest;
+        if(m_newest > m_next_deadline) expire_heads();
         if(m_queue_resync_pending)
         {
             m_queue_resync_pending = false;
@@ -686,11 +734,13 @@ void
 pairing_engine::finish() noexcept
 {
     m_counters.starts_never_ended += m_count;
-    for(auto& s : m_slots)
-        s = slot{};
+    for(size_t i = 0; i < m_capacity; ++i)
+        m_buckets[i] = bucket{};
     for(auto& list : m_lists)
         list = arrival_list{};
+    m_pool_used     = 0;
+    m_free          = nil;
     m_count         = 0;
-    m_heads_changed = true;
+    m_next_deadline = UINT64_MAX;
 }
 } // namespace rocprofiler::kfd

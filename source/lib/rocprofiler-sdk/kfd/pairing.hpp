@@ -79,7 +79,7 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <vector>
+#include <memory>
 
 namespace rocprofiler::kfd
 {
@@ -122,10 +122,13 @@ public:
     // An outstanding start is one in-flight kernel operation (a fault being handled, a range
     // migrating, a process's queues evicted on a GPU): realistically hundreds at once, even
     // for a superuser tracing every process. 65536 leaves two orders of magnitude of headroom
-    // for lost ends while bounding memory to about 11 MiB per engine (at most two 88-byte
-    // slots per start: the table starts at 64 slots and doubles, never past twice the cap).
-    // The key's hash is computed once per event; no start allocates.
+    // for lost ends while bounding memory to about 6 MiB per engine (per start one 80-byte
+    // pool place and at most two 8-byte buckets: the table starts at 64 buckets and doubles,
+    // never past twice the cap). The key's hash is computed once per event; no start
+    // allocates.
     static constexpr size_t default_max_outstanding = 65536;
+    // Pool places and buckets are numbered with 32 bits: larger caps are taken as this.
+    static constexpr size_t largest_max_outstanding = size_t{1} << 30;
 
     // max_outstanding 0 is taken as 1.
     explicit pairing_engine(size_t     max_outstanding = default_max_outstanding,
@@ -151,8 +154,8 @@ public:
     const pairing_counters& counters() const noexcept { return m_counters; }
     size_t                  outstanding() const noexcept { return m_count; }
     size_t                  max_outstanding() const noexcept { return m_max_outstanding; }
-    // Slots of the table now (a power of two, at most twice max_outstanding rounded up).
-    size_t capacity() const noexcept { return m_slots.size(); }
+    // Buckets of the table now (a power of two, at most twice max_outstanding rounded up).
+    size_t capacity() const noexcept { return m_capacity; }
 
 private:
     static constexpr uint32_t nil        = UINT32_MAX;
@@ -166,25 +169,28 @@ private:
         queue_suspend,
     };
 
-    // Identity of a start. Fields a kind does not use stay 0.
+    // Identity of a start. Fields a kind does not use stay 0. 32 bytes without padding:
+    // compared as four 64-bit words.
     struct key
     {
-        kind     what   = kind::empty;
-        uint32_t pid    = 0;
-        uint32_t node_a = 0; // fault/queue node, or migrate from_node
-        uint32_t node_b = 0; // migrate to_node
-        uint64_t page   = 0;
-        uint64_t npages = 0; // migrate only
+        uint64_t page    = 0;
+        uint64_t npages  = 0; // migrate only
+        uint32_t pid     = 0;
+        uint32_t node_a  = 0; // fault/queue node, or migrate from_node
+        uint32_t node_b  = 0; // migrate to_node
+        kind     what    = kind::empty;
+        uint8_t  zero[3] = {};
 
         bool operator==(const key& other) const noexcept;
     };
 
-    // One slot of the open-addressing table (linear probing, backward-shift deletion): the
-    // key, what the record needs from the start, and the links of its kind's arrival list.
-    struct slot
+    // One outstanding start: the key, what the record needs from the start, and the links of
+    // its kind's arrival list. It stays at its place in the pool while outstanding (erasing
+    // or growing moves only buckets), so the links are pool indices that never need fixing.
+    // A free place links the free list through `newer`.
+    struct start
     {
         key      id             = {};
-        uint64_t hash           = 0;
         uint64_t timestamp      = 0;
         uint64_t arrival        = 0; // engine-wide arrival number: oldest-first across kinds
         int32_t  trigger        = 0;
@@ -195,6 +201,16 @@ private:
         uint32_t newer          = nil;
         bool     read_fault     = false;
         bool     rescheduled    = false;
+    };
+
+    // One bucket of the open-addressing index (linear probing, at most half full,
+    // backward-shift deletion): the low 32 bits of the key's hash (its home is tag & mask)
+    // and the start's place in the pool, nil when the bucket is empty. 8 bytes: a probe
+    // reads eight buckets per cache line and looks at a start only when its tag matches.
+    struct bucket
+    {
+        uint32_t tag   = 0;
+        uint32_t index = nil;
     };
 
     struct arrival_list
@@ -209,23 +225,25 @@ private:
     static uint64_t hash_of(const key& k) noexcept;
     static size_t   list_of(kind k) noexcept { return static_cast<size_t>(k) - 1; }
 
-    // Table primitives. find() returns the slot of k, or nil with `free_slot` set to where
-    // k would be inserted.
-    uint32_t find(const key& k, uint64_t hash, uint32_t& free_slot) const noexcept;
-    uint32_t insert(const key& k, uint64_t hash, uint32_t free_slot) noexcept;
-    void     erase(uint32_t index) noexcept;
-    void     move_slot(uint32_t from, uint32_t to) noexcept;
+    // Table primitives. find() returns the bucket of k, or nil with `free_bucket` set to
+    // where k would be inserted. insert() returns the pool index of a blank start keyed k.
+    uint32_t find(const key& k, uint64_t hash, uint32_t& free_bucket) const noexcept;
+    uint32_t insert(const key& k, uint64_t hash, uint32_t free_bucket) noexcept;
+    void     erase_bucket(uint32_t bucket_index) noexcept;
+    void     erase_start(uint32_t index) noexcept; // by pool index (finds its bucket)
     bool     grow() noexcept;
     void     link_newest(uint32_t index) noexcept;
     void     unlink(uint32_t index) noexcept;
+    void     note_head(uint32_t index) noexcept;
     void     evict_oldest() noexcept;
-    void     expire(uint64_t newest_timestamp) noexcept;
+    void     expire_heads() noexcept;
     uint64_t bound_of(kind k) const noexcept;
+    uint64_t deadline_of(uint32_t index) const noexcept;
 
     void add_start(const key& k, const event& ev) noexcept;
     void add_eviction(const event& ev) noexcept;
     void note_rescheduled(const event& ev) noexcept;
-    // The slot of the start of `k` when it can pair with an end at end_timestamp, else nil
+    // The bucket of the start of `k` when it can pair with an end at end_timestamp, else nil
     // (counted in ends_without_start). The caller erases it after reading it.
     uint32_t find_start(const key& k, uint64_t end_timestamp) noexcept;
 
@@ -239,17 +257,33 @@ private:
                        rocprofiler_buffer_tracing_page_migration_record_t& out) noexcept;
     int32_t checked_trigger(int32_t value, int32_t last) noexcept;
 
-    size_t            m_max_outstanding = default_max_outstanding;
-    size_t            m_max_capacity    = 0;
-    age_bounds        m_bounds          = {};
-    std::vector<slot> m_slots           = {};
-    size_t            m_count           = 0;
-    uint64_t          m_arrivals        = 0;
-    uint64_t          m_newest          = 0; // newest timestamp seen
-    // expire() does nothing while m_newest <= m_next_deadline (the earliest time a head of an
-    // arrival list times out) unless a head changed since it was computed.
-    uint64_t m_next_deadline = 0;
-    bool     m_heads_changed = true;
+    start& start_at(uint32_t bucket_index) noexcept
+    {
+        return m_starts[m_buckets[bucket_index].index];
+    }
+    const start& start_at(uint32_t bucket_index) const noexcept
+    {
+        return m_starts[m_buckets[bucket_index].index];
+    }
+
+    size_t     m_max_outstanding = default_max_outstanding;
+    size_t     m_max_capacity    = 0;
+    age_bounds m_bounds          = {};
+    // One allocation holds m_capacity buckets, then m_capacity / 2 pool places (the most
+    // starts a table at most half full holds).
+    std::unique_ptr<std::byte[]> m_storage;
+    bucket*                      m_buckets   = nullptr;
+    start*                       m_starts    = nullptr;
+    size_t                       m_capacity  = 0;
+    uint32_t                     m_pool_used = 0;   // places ever taken since the last reset
+    uint32_t                     m_free      = nil; // free list of places below m_pool_used
+    size_t                       m_count     = 0;
+    uint64_t                     m_arrivals  = 0;
+    uint64_t                     m_newest    = 0; // newest timestamp seen
+    // No head of an arrival list can time out while m_newest <= m_next_deadline: a lower
+    // bound of the heads' deadlines (timestamp + bound), lowered whenever a head changes and
+    // made exact again by expire_heads(). The per-event check is one compare.
+    uint64_t m_next_deadline = UINT64_MAX;
     // After a gap in queue events: set until the next event's timestamp starts the window
     // in which suspensions are withheld (see the header comment).
     bool             m_queue_resync_pending = false;
