@@ -19,11 +19,13 @@ namespace rocprofiler::kfd::service
 rocprofiler_status_t check_available() noexcept;
 
 // A context that uses the service was started: opens the device and prepares the reader on
-// first use, then enables the events it needs.
+// first use, then enables the events it needs, at once if the reader thread runs, else
+// when start_reader_if_needed() has created it (no events queue with nobody to read them).
 rocprofiler_status_t context_started(const context::context& ctx) noexcept;
 
-// Starts the reader thread if it was prepared and is not running. Called after
-// context_started with no SDK lock held (thread creation runs the tools' notifications).
+// Starts the reader thread if it was prepared and is not running, then enables the events
+// of every active context. Called after context_started with no SDK lock held (thread
+// creation runs the tools' notifications).
 rocprofiler_status_t start_reader_if_needed() noexcept;
 
 // A context was stopped: returns once the reader can no longer write to its buffers.
