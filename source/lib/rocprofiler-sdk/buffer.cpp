@@ -186,12 +186,19 @@ namespace
 // what the buffer really holds: each record's 16-byte entry header and padding too (a cap on
 // payload bytes let small records pin far more). DISCARD keeps its size in record bytes, as
 // the tool asked for. Under b->mutex.
+// `held` and `payload` are the buffer's held_bytes and pending_bytes, or running sums of them.
+bool
+fits_with(const record_buffer* b, size_t held, size_t payload, size_t size)
+{
+    if(b->policy == ROCPROFILER_BUFFER_POLICY_LOSSLESS)
+        return held + sizeof(entry_header) + padded(size) <= b->cap;
+    return payload + size <= b->cap;
+}
+
 bool
 fits(const record_buffer* b, size_t size)
 {
-    if(b->policy == ROCPROFILER_BUFFER_POLICY_LOSSLESS)
-        return b->held_bytes + sizeof(entry_header) + padded(size) <= b->cap;
-    return b->pending_bytes + size <= b->cap;
+    return fits_with(b, b->held_bytes, b->pending_bytes, size);
 }
 
 // Whether every record of the batch fits now (then each fits when its turn comes).
@@ -362,7 +369,6 @@ append_batch(uint64_t buffer_id, const record_batch& batch, uint32_t split_kind,
         // Otherwise (or if that copy cannot allocate) record by record, as emplace() would.
         if(!b->destroyed && !b->closed && fits_all(b, batch) && append_whole(b, batch))
         {
-            const bool       lossless         = b->policy == ROCPROFILER_BUFFER_POLICY_LOSSLESS;
             size_t           held             = b->held_bytes;
             size_t           payload          = b->pending_bytes;
             bool             next_may_not_fit = false;
@@ -374,8 +380,7 @@ append_batch(uint64_t buffer_id, const record_batch& batch, uint32_t split_kind,
                 outcome.stored[header->kind == split_kind ? 0 : 1] += 1;
                 held += bytes;
                 payload += header->size;
-                next_may_not_fit = next_may_not_fit || (lossless ? held + bytes > b->cap
-                                                                 : payload + header->size > b->cap);
+                next_may_not_fit = next_may_not_fit || !fits_with(b, held, payload, header->size);
                 entry += bytes;
             }
             b->pending_bytes = payload;
