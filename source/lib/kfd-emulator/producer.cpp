@@ -436,7 +436,15 @@ maybe_start_producer(emulator& emu, session& s)
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     pthread_t thread;
-    int       rc = pthread_create(&thread, &attr, producer_main, &s);
+    // Created with every signal blocked, not only blocking them once it runs: until its first
+    // instruction it would have the creating thread's mask, and a program that blocks a
+    // signal in main and then sends it to itself (host_sigwait) could have it delivered to
+    // this thread and be killed by the default action.
+    sigset_t all, previous;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &previous);
+    int rc = pthread_create(&thread, &attr, producer_main, &s);
+    pthread_sigmask(SIG_SETMASK, &previous, nullptr);
     pthread_attr_destroy(&attr);
     if(rc != 0)
     {
