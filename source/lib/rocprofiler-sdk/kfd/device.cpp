@@ -50,13 +50,12 @@ reference_floor()
 
 std::atomic<bool> kcmp_works{true};
 
-// 1: same open file, 0: not, -1: cannot tell.
+// 1: same open file, 0: not, -1: cannot tell. `self` is getpid() (callers may cache it).
 int
-same_file(int a, int b)
+same_file(pid_t self, int a, int b)
 {
     if(!kcmp_works.load(std::memory_order_relaxed)) return -1;
-    pid_t self = ::getpid();
-    long  rc   = ::syscall(SYS_kcmp, self, self, KCMP_FILE, a, b);
+    long rc = ::syscall(SYS_kcmp, self, self, KCMP_FILE, a, b);
     if(rc == 0) return 1;
     if(rc > 0 || errno == EBADF) return 0;
     kcmp_works.store(false, std::memory_order_relaxed); // ENOSYS, EPERM: inode check only
@@ -80,17 +79,29 @@ identify(int fd) noexcept
 }
 
 bool
-is_ours(int fd, const fd_identity& id) noexcept
+is_ours(int fd, const fd_identity& id, pid_t self) noexcept
 {
     if(fd < 0 || !id.known) return false;
-    int         saved = errno;
-    struct stat st
+    int saved = errno;
+    // kcmp alone answers when it can: the same open file as the private duplicate has its
+    // inode too. One system call per check (the reader makes one before every read).
+    int  same = id.reference >= 0 ? same_file(self > 0 ? self : ::getpid(), fd, id.reference) : -1;
+    bool ours = same == 1;
+    if(same < 0)
     {
-    };
-    bool ours = ::fstat(fd, &st) == 0 && st.st_dev == id.dev && st.st_ino == id.ino;
-    if(ours && id.reference >= 0 && same_file(fd, id.reference) == 0) ours = false;
+        struct stat st
+        {
+        };
+        ours = ::fstat(fd, &st) == 0 && st.st_dev == id.dev && st.st_ino == id.ino;
+    }
     errno = saved;
     return ours;
+}
+
+bool
+is_ours(int fd, const fd_identity& id) noexcept
+{
+    return is_ours(fd, id, 0);
 }
 
 void

@@ -10,7 +10,7 @@
 // compares the number's file with that duplicate (kcmp KCMP_FILE: the same open file, not
 // just the same inode: every eventfd and SMI fd shares one anonymous inode, and a second
 // open of /dev/kfd has the same inode). Where kcmp is unavailable (seccomp), the inode check
-// alone is used.
+// alone is used; where it is available it alone decides (one system call per check).
 #pragma once
 
 #include <sys/types.h>
@@ -39,6 +39,9 @@ fd_identity identify(int fd) noexcept;
 
 // True when `fd` is still the file identify() saw.
 bool is_ours(int fd, const fd_identity& id) noexcept;
+// The same with this process's pid given (0: getpid()), for a thread that cached it: the
+// reader checks before every read, and getpid() is a system call of its own.
+bool is_ours(int fd, const fd_identity& id, pid_t self) noexcept;
 
 // Closes `fd` and its reference if they are still ours; otherwise touches neither number.
 void close_owned(int fd, fd_identity& id) noexcept;
