@@ -7,6 +7,7 @@
 // a drain (the next drain gets it). A pipe stands in for the SMI fd: its read also returns
 // min(count, queued).
 #include "rocprofiler-sdk/kfd/device.hpp"
+#include "rocprofiler-sdk/kfd/read_coalescing.hpp"
 #include "rocprofiler-sdk/kfd/reader.hpp"
 
 #include <gtest/gtest.h>
@@ -14,9 +15,15 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <time.h>
+
 #include <cerrno>
+#include <chrono>
+#include <condition_variable>
 #include <cstdio>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace
@@ -134,5 +141,97 @@ TEST(kfd_reader_drain, a_line_split_across_drains_is_joined)
     p.queue(text.substr(100));
     rocprofiler::kfd::drain_stream(p.config, p.stream);
     EXPECT_EQ(p.received, expected_lines(0, 3));
+}
+
+uint64_t
+boottime_ns()
+{
+    timespec now{};
+    clock_gettime(CLOCK_BOOTTIME, &now);
+    return static_cast<uint64_t>(now.tv_sec) * 1000000000ull + static_cast<uint64_t>(now.tv_nsec);
+}
+
+using rocprofiler::kfd::read_coalescing::last_read;
+using rocprofiler::kfd::read_coalescing::nap_ns;
+
+// A busy stream (60000 bytes 1 ms after the previous read, a 64 KiB FIFO): the drain sets a
+// wait, the one the rule gives for what was read, counted from this read.
+TEST(kfd_reader_coalescing, a_busy_stream_waits_before_its_next_read)
+{
+    pipe_stream p;
+    p.config.fifo_capacity    = 65536;
+    const auto before         = boottime_ns() - 1'000'000;
+    p.stream.previous_read_ns = before;
+    p.queue(lines_of_64_bytes(0, 937)); // 937 lines: 59968 bytes, not saturated
+    rocprofiler::kfd::drain_stream(p.config, p.stream);
+    ASSERT_EQ(p.received.size(), 937u);
+    ASSERT_NE(p.stream.nap_until_ns, 0u);
+    last_read read{};
+    read.fifo_capacity     = 65536;
+    read.bytes             = 937 * 64;
+    read.ns_since_previous = p.stream.previous_read_ns - before;
+    // Under any delay of this test the wait stays well above the 20 us minimum (it grows with
+    // the interval) and gathers far more than 256 bytes.
+    EXPECT_EQ(p.stream.nap_until_ns - p.stream.previous_read_ns, nap_ns(read));
+}
+
+TEST(kfd_reader_coalescing, turned_off_never_waits)
+{
+    pipe_stream p;
+    p.config.fifo_capacity    = 65536;
+    p.config.coalesce_reads   = false;
+    p.stream.previous_read_ns = boottime_ns() - 1'000'000;
+    p.queue(lines_of_64_bytes(0, 937));
+    rocprofiler::kfd::drain_stream(p.config, p.stream);
+    EXPECT_EQ(p.received.size(), 937u);
+    EXPECT_EQ(p.stream.nap_until_ns, 0u);
+}
+
+TEST(kfd_reader_coalescing, a_read_that_finds_nothing_ends_the_wait)
+{
+    pipe_stream p;
+    p.stream.nap_until_ns = boottime_ns(); // its wait is over and nothing came
+    rocprofiler::kfd::drain_stream(p.config, p.stream);
+    EXPECT_TRUE(p.received.empty());
+    EXPECT_EQ(p.stream.nap_until_ns, 0u); // back to poll()
+    EXPECT_TRUE(p.stream.watching.load());
+}
+
+// The reader's loop leaves a waiting stream out of poll() and reads it when its wait ends:
+// lines queued during a wait arrive (if the loop never read it, the gate below fails).
+TEST(kfd_reader_coalescing, the_loop_reads_a_waiting_stream_when_its_wait_ends)
+{
+    pipe_stream             p;
+    std::mutex              m;
+    std::condition_variable cv;
+    size_t                  lines = 0;
+    p.config.on_chunk             = [&](gpu_stream& s, const char* data, size_t size, uint64_t)
+    {
+        s.splitter.feed(data, size,
+                        [&](std::string_view)
+                        {
+                            std::lock_guard<std::mutex> lock{m};
+                            ++lines;
+                            cv.notify_all();
+                        });
+    };
+    int wake = rocprofiler::kfd::device::make_wake_fd();
+    ASSERT_GE(wake, 0);
+    std::atomic<bool> stop{false};
+    p.config.wake_fd       = wake;
+    p.config.wake_identity = rocprofiler::kfd::device::identify(wake);
+    p.config.stop          = &stop;
+    p.stream.nap_until_ns  = boottime_ns() + 2'000'000; // waiting: not polled for 2 ms
+    p.queue(lines_of_64_bytes(0, 10));
+    std::thread reader{[&] { rocprofiler::kfd::run_reader(p.config); }};
+    {
+        std::unique_lock<std::mutex> lock{m};
+        EXPECT_TRUE(cv.wait_for(lock, std::chrono::seconds(60), [&] { return lines == 10; }));
+    }
+    stop.store(true);
+    rocprofiler::kfd::device::wake(wake);
+    reader.join();
+    EXPECT_EQ(lines, 10u);
+    rocprofiler::kfd::device::close_owned(wake, p.config.wake_identity);
 }
 } // namespace

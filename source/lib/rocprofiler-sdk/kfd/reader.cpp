@@ -1,12 +1,15 @@
 // MIT License - see LICENSE.
 #include "rocprofiler-sdk/kfd/reader.hpp"
 #include "rocprofiler-sdk/kfd/device.hpp"
+#include "rocprofiler-sdk/kfd/read_coalescing.hpp"
 #include "rocprofiler-sdk/logging.hpp"
 
 #include "common/kfd_abi.hpp"
 
 #include <poll.h>
+#include <sys/prctl.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -33,15 +36,17 @@ void
 stop_watching(gpu_stream& stream, const char* why)
 {
     if(!stream.watching) return;
-    stream.watching = false;
+    stream.watching     = false;
+    stream.nap_until_ns = 0;
     stream.splitter.reset();
     open_gap(stream, pair_kind_all); // their ends can no longer arrive
     ROCP_WARNING << "GPU " << stream.gpu_id << ": page-migration event stream " << why
                  << "; no more events from this GPU";
 }
 
-void
-handle_chunk(reader_config& config, gpu_stream& stream, const char* data, size_t size)
+// Returns whether the FIFO was (nearly) full.
+bool
+handle_chunk(reader_config& config, gpu_stream& stream, const char* data, size_t size, uint64_t now)
 {
     // A read larger than the FIFO size assumed from the kernel version proves a larger FIFO
     // (a backported 8 KiB FIFO, an emulator): adopt it, so that no read is taken for a full
@@ -55,7 +60,6 @@ handle_chunk(reader_config& config, gpu_stream& stream, const char* data, size_t
     }
     const bool saturated = size + kfd_abi::message_size > config.fifo_capacity;
     if(saturated) stream.counters.fifo_saturations.fetch_add(1, std::memory_order_relaxed);
-    auto now = boottime_ns();
     config.batch_sequence.fetch_add(1, std::memory_order_seq_cst); // odd: in a batch
     if(config.on_chunk) config.on_chunk(stream, data, size, now);
     // A (nearly) full FIFO probably dropped what came after these lines: no start seen so
@@ -65,6 +69,23 @@ handle_chunk(reader_config& config, gpu_stream& stream, const char* data, size_t
     // Lines longer than the kernel ever writes are skipped by the splitter: report them.
     stream.counters.lines_overlong.store(stream.splitter.overlong_lines(),
                                          std::memory_order_relaxed);
+    return saturated;
+}
+
+// After a read of `size` bytes that emptied the FIFO: when to read the stream again without
+// poll() (read_coalescing.hpp), or 0.
+uint64_t
+next_read_time(const reader_config& config, const gpu_stream& stream, size_t size, bool saturated,
+               uint64_t now)
+{
+    if(!config.coalesce_reads || stream.previous_read_ns == 0) return 0;
+    read_coalescing::last_read read{};
+    read.fifo_capacity      = config.fifo_capacity;
+    read.bytes              = size;
+    read.ns_since_previous  = now > stream.previous_read_ns ? now - stream.previous_read_ns : 0;
+    read.fifo_was_saturated = saturated;
+    auto nap                = read_coalescing::nap_ns(read);
+    return nap == 0 ? 0 : now + nap;
 }
 } // namespace
 
@@ -103,7 +124,8 @@ drain_stream(reader_config& config, gpu_stream& stream) noexcept
 {
     if(!stream.watching) return;
     // Never read a number that is no longer ours: it may be the program's pipe now.
-    if(!device::is_ours(stream.fd, stream.identity))
+    stream.nap_until_ns = 0;
+    if(!device::is_ours(stream.fd, stream.identity, config.self_pid))
     {
         lose_fds(config, "an SMI event fd");
         return;
@@ -117,9 +139,12 @@ drain_stream(reader_config& config, gpu_stream& stream) noexcept
         if(n > 0)
         {
             stream.consecutive_errors = 0;
+            auto size                 = static_cast<size_t>(n);
+            auto now                  = boottime_ns();
+            bool saturated            = true;
             try
             {
-                handle_chunk(config, stream, buffer, static_cast<size_t>(n));
+                saturated = handle_chunk(config, stream, buffer, size, now);
             }
             catch(...)
             {
@@ -127,8 +152,15 @@ drain_stream(reader_config& config, gpu_stream& stream) noexcept
             }
             // The kernel's read takes min(count, queued) bytes: a read that returned less than
             // it asked for emptied the FIFO, so the read that would say EAGAIN is skipped
-            // (a third of the system calls); what arrives later makes poll() report the fd.
-            if(static_cast<size_t>(n) < read_buffer_size) return;
+            // (a third of the system calls); what arrives later makes poll() report the fd,
+            // or, on a busy stream, the reader reads again after a bounded wait.
+            if(size < read_buffer_size)
+            {
+                stream.nap_until_ns     = next_read_time(config, stream, size, saturated, now);
+                stream.previous_read_ns = now;
+                return;
+            }
+            stream.previous_read_ns = now;
             continue;
         }
         if(n == 0)
@@ -149,9 +181,36 @@ drain_stream(reader_config& config, gpu_stream& stream) noexcept
     }
 }
 
+// The earliest end of a stream's coalescing wait, 0 when none waits.
+static uint64_t
+earliest_nap_end(const reader_config& config)
+{
+    uint64_t earliest = 0;
+    for(auto* s : config.streams)
+        if(s->watching && s->nap_until_ns != 0 && (earliest == 0 || s->nap_until_ns < earliest))
+            earliest = s->nap_until_ns;
+    return earliest;
+}
+
+// Reads every stream whose coalescing wait is over, as if poll() had reported it.
+static void
+read_streams_after_nap(reader_config& config)
+{
+    auto now = boottime_ns();
+    for(auto* s : config.streams)
+    {
+        if(config.fds_lost) return;
+        if(s->watching && s->nap_until_ns != 0 && s->nap_until_ns <= now) drain_stream(config, *s);
+    }
+}
+
 void
 run_reader(reader_config& config) noexcept
 {
+    config.self_pid = ::getpid();
+    // Coalescing waits end when asked (the default slack, 50 us, is half a wait): this
+    // thread's own setting, nothing of the program's.
+    if(config.coalesce_reads) ::prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
     std::vector<pollfd>      fds;
     std::vector<gpu_stream*> polled;
     bool                     stopping = false;
@@ -162,12 +221,30 @@ run_reader(reader_config& config) noexcept
         fds.push_back(pollfd{config.wake_fd, POLLIN, 0});
         for(auto* s : config.streams)
         {
-            if(!s->watching) continue;
+            // A stream in a coalescing wait is read when it ends, not polled before.
+            if(!s->watching || s->nap_until_ns != 0) continue;
             fds.push_back(pollfd{s->fd, POLLIN, 0});
             polled.push_back(s);
         }
-        // Without a usable wake-up fd, poll with a bound so that a stop is still noticed.
-        int rc = ::poll(fds.data(), fds.size(), config.wake_fd >= 0 ? -1 : 100);
+        // No timeout unless a coalescing wait is due (zero CPU while idle). Without a usable
+        // wake-up fd, a bound so that a stop is still noticed.
+        timespec        timeout{};
+        const timespec* bound    = nullptr;
+        auto            nap_end  = earliest_nap_end(config);
+        uint64_t        bound_ns = config.wake_fd >= 0 ? 0 : 100'000'000;
+        if(nap_end != 0)
+        {
+            auto now = boottime_ns();
+            auto nap = nap_end > now ? nap_end - now : 0;
+            bound_ns = bound_ns == 0 || nap < bound_ns ? nap : bound_ns;
+        }
+        if(nap_end != 0 || config.wake_fd < 0)
+        {
+            timeout.tv_sec  = static_cast<time_t>(bound_ns / 1'000'000'000);
+            timeout.tv_nsec = static_cast<long>(bound_ns % 1'000'000'000);
+            bound           = &timeout;
+        }
+        int rc = ::ppoll(fds.data(), fds.size(), bound, nullptr);
         if(rc < 0)
         {
             if(errno == EINTR) continue;
@@ -178,7 +255,7 @@ run_reader(reader_config& config) noexcept
         if(fds[0].revents != 0)
         {
             if((fds[0].revents & POLLNVAL) ||
-               !device::is_ours(config.wake_fd, config.wake_identity))
+               !device::is_ours(config.wake_fd, config.wake_identity, config.self_pid))
             {
                 lose_fds(config, "the reader's wake-up fd");
                 break;
@@ -203,6 +280,7 @@ run_reader(reader_config& config) noexcept
             else if(ev & POLLIN)
                 drain_stream(config, s);
         }
+        if(!config.fds_lost && nap_end != 0) read_streams_after_nap(config);
         if(config.fds_lost) break;
     }
     config.leaving.store(true);

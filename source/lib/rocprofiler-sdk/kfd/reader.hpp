@@ -50,6 +50,11 @@ struct gpu_stream
     device::fd_identity identity;       // fd is used only while it is still this file
     std::atomic<bool>   watching{true}; // written by the reader, read by the service
     int                 consecutive_errors = 0;
+    // Read coalescing (read_coalescing.hpp; reader thread only): CLOCK_BOOTTIME of the last
+    // read that returned bytes, and while non-zero, when the stream is read again without
+    // waiting for poll() (it is left out of poll() until then).
+    uint64_t previous_read_ns = 0;
+    uint64_t nap_until_ns     = 0;
     // Pair kinds (pair_kind_bits) whose events stopped reaching this stream (a mask without
     // them was written): applied by the reader after its next requested drain, which reads
     // every event queued before that write.
@@ -101,6 +106,12 @@ struct reader_config
     // Bytes of one kernel FIFO: a read returning nearly this much means the FIFO was
     // (nearly) full, so the kernel probably dropped events.
     size_t fifo_capacity = 8192;
+    // Wait a bounded time after a small read of a busy stream and read again, rather than
+    // poll() per event (read_coalescing.hpp). ROCPROFILER_KFD_READ_COALESCING=0 turns it off.
+    bool coalesce_reads = true;
+    // getpid() of the reader's process, taken as the reader starts (0 until then: the
+    // identity check asks getpid() itself).
+    pid_t self_pid = 0;
     // Called once per read with its bytes and the CLOCK_BOOTTIME time of the read; splits
     // them into lines with stream.splitter (one call per read, not per line).
     std::function<void(gpu_stream&, const char*, size_t, uint64_t)> on_chunk;

@@ -276,13 +276,14 @@ prepare_reader(state& s)
         ROCP_ERROR << "page-migration reader: cannot create its wake-up fd";
         return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
     }
-    s.config.streams       = s.streams;
-    s.config.wake_fd       = s.wake_fd;
-    s.config.wake_identity = device::identify(s.wake_fd);
-    s.config.stop          = &s.stop;
-    s.config.fifo_capacity = fifo_capacity();
-    s.config.on_chunk      = handle_chunk;
-    s.reader_prepared      = true;
+    s.config.streams        = s.streams;
+    s.config.wake_fd        = s.wake_fd;
+    s.config.wake_identity  = device::identify(s.wake_fd);
+    s.config.stop           = &s.stop;
+    s.config.fifo_capacity  = fifo_capacity();
+    s.config.coalesce_reads = env::number("ROCPROFILER_KFD_READ_COALESCING", 0, 1, 1) == 1;
+    s.config.on_chunk       = handle_chunk;
+    s.reader_prepared       = true;
     return ROCPROFILER_STATUS_SUCCESS;
 }
 
