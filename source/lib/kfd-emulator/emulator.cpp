@@ -150,6 +150,14 @@ device_read(int fd, void* buf, size_t count, ssize_t& result)
         std::unique_lock<std::mutex> lock(*emu.mu, std::try_to_lock);
         if(!lock.owns_lock())
         {
+            // Before blocking, the pid is checked after all: a child of a raw clone() (no fork
+            // handlers) looks like this process to the cached check, and its copy of the lock
+            // may be held by a thread it does not have. There the fd is inert, as in a child.
+            if(!adopt_if_forked(true))
+            {
+                result = fail(mark == mark_device ? EINVAL : EAGAIN);
+                return true;
+            }
             count_client_syscall(sc_futex_lock_wait);
             lock.lock();
         }
@@ -211,7 +219,7 @@ bool
 device_ioctl(int fd, unsigned long request, void* arg, int& result)
 {
     bool    shared = false;
-    uint8_t mark   = checked_mark_cached(fd, shared);
+    uint8_t mark   = checked_mark(fd, shared);
     if(mark == mark_none) return false;
     if(mark == mark_inherited_device || mark == mark_inherited_smi)
     {
@@ -254,7 +262,7 @@ bool
 device_close(int fd, int& result)
 {
     bool    shared = false;
-    uint8_t mark   = checked_mark_cached(fd, shared);
+    uint8_t mark   = checked_mark(fd, shared);
     if(mark == mark_none) return false;
     if(mark == mark_inherited_device || mark == mark_inherited_smi)
     {
