@@ -100,5 +100,44 @@ TEST_F(ClientCalls, StatisticsNameEveryKind)
     EXPECT_EQ(sys["recvfrom"].u64(), 1u);
     EXPECT_EQ(sys["sendto"].u64(), 0u) << "tokens are sent by the producer thread";
 }
+// read() knows without getpid() that the state is this process's. A vfork() child, which
+// runs in the parent's memory with the parent's sockets, then reads the parent's client, as a
+// read of the shared file would in the kernel, unless the emulator's lock is taken (the
+// producer finishing): then it checks the pid and its read fails with EAGAIN, the fd inert as
+// in a child (docs/kfd-emulator.md, fork()). Either way nothing is lost or read twice, and the
+// child never blocks.
+TEST_F(ClientCalls, VforkChildReadsTheSharedClientOrNothing)
+{
+    auto result = probe(log(three_faults()),
+                        {"open", "smi:1ea0", "mask:0:" + all_events, "poll:0:5000",
+                         "vforkread:0:8192", "poll:0:0", "read:0:8192"},
+                        {}, 20);
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    const std::string child = line_with(result, "vforkread done ");
+    ASSERT_TRUE(child == "0" || child == "1") << result.out;
+    auto polls = lines_with(result, "poll 0 ");
+    ASSERT_EQ(polls.size(), 2u) << result.out;
+    EXPECT_EQ(polls[0], "IN");
+    const std::string parent = line_with(result, "read 0 ");
+    if(child == "0")
+    {
+        EXPECT_EQ(polls[1], "none") << "the child took the token with the data";
+        EXPECT_EQ(parent, "err EAGAIN") << result.out;
+    }
+    else
+    {
+        EXPECT_EQ(polls[1], "IN");
+        size_t lines = 0; // the probe escapes each '\n' as the two characters \ and n
+        for(size_t at = parent.find("\\n"); at != std::string::npos;
+            at        = parent.find("\\n", at + 2))
+            ++lines;
+        EXPECT_EQ(lines, 3u) << result.out;
+    }
+    json        s      = stats();
+    const json& client = s["gpus"][0]["clients"][0];
+    EXPECT_EQ(client["queued"].u64(), 3u);
+    EXPECT_EQ(client["bytes_read"].u64(), client["bytes_queued"].u64());
+    EXPECT_EQ(client["fifo_bytes_at_exit"].u64(), 0u);
+}
 } // namespace
 } // namespace kfd_test
