@@ -206,7 +206,7 @@ device_write(int fd, const void* buf, size_t count, ssize_t& result)
     {
         std::memcpy(&mask, buf, sizeof(mask));
         e->smi->mask = mask;
-        bool waiting = e->owner->producer_waiting;
+        bool waiting = e->owner->producer_waiting || e->owner->sleeping;
         maybe_start_producer(emu, *e->owner);
         if(waiting) count_client_syscall(sc_futex_wake);
         emu.cv->notify_all();
@@ -279,6 +279,8 @@ device_close(int fd, int& result)
         if(e->kind == fd_kind::smi)
         {
             close_client(*e->smi);
+            if(e->owner->producer_waiting || e->owner->sleeping)
+                count_client_syscall(sc_futex_wake);
             emu.cv->notify_all();
             emu.exit_cv->notify_all(); // a closed client no longer has to be drained
         }
