@@ -25,6 +25,8 @@
 //   forkfresh:<gpu hex>:<idle ms>        a forked child opens /dev/kfd itself and drains
 //   exitnow                              return from main at once (atexit handlers run)
 //   vforkclose:<k>                       a vfork() child closes client k, then _exit()s
+//   vforkread:<k>:<n>                    a vfork() child reads n bytes of client k, _exit()s
+//                                        with 0 if it got some, 1 on EAGAIN, 2 otherwise
 //   closerange:<k>                       close_range(fd of client k, ~0): behind our back
 //   fillfds:<k>:<n>                      dup2 /dev/null onto every free fd of the n numbers
 //                                        from client k's fd on (reuses closed numbers)
@@ -439,6 +441,22 @@ do_fork_fresh(const std::string& gpu, int idle_ms)
 }
 
 void
+do_vfork_read(const std::string& k, size_t size)
+{
+    int               fd = client_fd(k);
+    std::vector<char> buf(size);
+    pid_t             child = vfork();
+    if(child == 0)
+    {
+        ssize_t n = read(fd, buf.data(), buf.size()); // in the parent's memory, another pid
+        _exit(n > 0 ? 0 : (n < 0 && errno == EAGAIN) ? 1 : 2);
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    say("vforkread done " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1));
+}
+
+void
 do_vfork_close(const std::string& k)
 {
     int   fd    = client_fd(k);
@@ -558,6 +576,8 @@ run(const std::string& word)
         pthread_atfork(nullptr, nullptr, close_clients_in_child);
     else if(cmd == "forkfresh")
         do_fork_fresh(arg(1), static_cast<int>(num(2)));
+    else if(cmd == "vforkread")
+        do_vfork_read(arg(1), num(2));
     else if(cmd == "vforkclose")
         do_vfork_close(arg(1));
     else if(cmd == "closerange")

@@ -1,6 +1,7 @@
 // MIT License - see LICENSE.
 #include "delivery.hpp"
 
+#include "client_calls.hpp"
 #include "fd_table.hpp"
 #include "real_libc.hpp"
 
@@ -15,6 +16,7 @@ drop_token(client& c)
 {
     if(!c.token || c.vanished) return;
     char byte = 0;
+    count_client_syscall(sc_recvfrom);
     recv(c.fd, &byte, 1, MSG_DONTWAIT);
     c.token = false;
 }
@@ -200,7 +202,11 @@ close_client(client& c)
     c.closed               = true;
     c.n.fifo_bytes_at_exit = c.fifo.size();
     c.fifo.release();
-    if(is_our_socket(c.token_fd, c.token_ino)) libc().close(c.token_fd);
+    if(is_our_socket(c.token_fd, c.token_ino))
+    {
+        count_client_syscall(sc_close);
+        libc().close(c.token_fd);
+    }
     c.token_fd = -1;
 }
 

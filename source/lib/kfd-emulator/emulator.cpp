@@ -4,6 +4,7 @@
 // fds that are not ours), takes the lock, and hands the call to the part that emulates it.
 #include "emulator.hpp"
 
+#include "client_calls.hpp"
 #include "delivery.hpp"
 #include "exit_wait.hpp"
 #include "fd_table.hpp"
@@ -73,23 +74,31 @@ open_device(const char* path, int flags, int& result)
     try
     {
         session& s = current_session(*emu);
+        count_client_syscall(sc_getpid);
         if(emu->stats_target_pid != getpid())
         {
+            count_client_syscall(sc_getpid);
             emu->stats_target     = claim_stats_path();
             emu->stats_target_pid = getpid();
         }
+        count_client_syscall(sc_memfd_create);
         int fd = memfd_create("kfd-emulator-device", (flags & O_CLOEXEC) ? MFD_CLOEXEC : 0);
         if(fd < 0)
         {
             result = -1;
             return true;
         }
-        if(flags & O_NONBLOCK) fcntl(fd, F_SETFL, O_NONBLOCK);
+        if(flags & O_NONBLOCK)
+        {
+            count_client_syscall(sc_fcntl);
+            fcntl(fd, F_SETFL, O_NONBLOCK);
+        }
         fd_entry entry;
         entry.kind  = fd_kind::device;
         entry.owner = &s;
         if(!remember_fd(*emu, fd, entry))
         {
+            count_client_syscall(sc_close);
             libc().close(fd);
             result = fail(EMFILE);
             return true;
@@ -123,9 +132,12 @@ topology_redirect(const char* path, std::string& redirected)
 bool
 device_read(int fd, void* buf, size_t count, ssize_t& result)
 {
+    // No getpid() here when the state is known to be this process's (state_is_ours_cached):
+    // the SDK's reader calls this once per wake-up.
     bool    shared = false;
-    uint8_t mark   = checked_mark(fd, shared);
+    uint8_t mark   = checked_mark_cached(fd, shared);
     if(mark == mark_none) return false;
+    count_intercepted_read();
     if(mark == mark_inherited_device || mark == mark_inherited_smi)
     {
         // /dev/kfd has no read(); the parent's client keeps its events for the parent.
@@ -135,8 +147,21 @@ device_read(int fd, void* buf, size_t count, ssize_t& result)
     emulator&    emu = *g_emu;
     read_wakeups wake;
     {
-        std::lock_guard<std::mutex> lock(*emu.mu);
-        fd_entry*                   e = lookup(emu, fd);
+        std::unique_lock<std::mutex> lock(*emu.mu, std::try_to_lock);
+        if(!lock.owns_lock())
+        {
+            // Before blocking, the pid is checked after all: a child of a raw clone() (no fork
+            // handlers) looks like this process to the cached check, and its copy of the lock
+            // may be held by a thread it does not have. There the fd is inert, as in a child.
+            if(!adopt_if_forked(true))
+            {
+                result = fail(mark == mark_device ? EINVAL : EAGAIN);
+                return true;
+            }
+            count_client_syscall(sc_futex_lock_wait);
+            lock.lock();
+        }
+        fd_entry* e = lookup(emu, fd);
         if(e == nullptr) return false;
         if(e->kind == fd_kind::device)
             result = fail(EINVAL);
@@ -145,8 +170,12 @@ device_read(int fd, void* buf, size_t count, ssize_t& result)
     }
     // After the lock is released (see read_wakeups); errno stays what the read set.
     const int saved = errno;
-    if(wake.producer) emu.cv->notify_all();
-    if(wake.exit_wait) emu.exit_cv->notify_all();
+    if(wake.producer)
+    {
+        count_client_syscall(sc_futex_wake);
+        emu.cv->notify_all();
+    }
+    if(wake.exit_wait) emu.exit_cv->notify_all(); // a futex call only while exit() waits
     errno = saved;
     return true;
 }
@@ -177,7 +206,9 @@ device_write(int fd, const void* buf, size_t count, ssize_t& result)
     {
         std::memcpy(&mask, buf, sizeof(mask));
         e->smi->mask = mask;
+        bool waiting = e->owner->producer_waiting || e->owner->sleeping;
         maybe_start_producer(emu, *e->owner);
+        if(waiting) count_client_syscall(sc_futex_wake);
         emu.cv->notify_all();
         result = sizeof(mask);
     }
@@ -248,6 +279,8 @@ device_close(int fd, int& result)
         if(e->kind == fd_kind::smi)
         {
             close_client(*e->smi);
+            if(e->owner->producer_waiting || e->owner->sleeping)
+                count_client_syscall(sc_futex_wake);
             emu.cv->notify_all();
             emu.exit_cv->notify_all(); // a closed client no longer has to be drained
         }

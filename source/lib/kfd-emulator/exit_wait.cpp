@@ -61,7 +61,7 @@ void
 at_process_exit()
 {
     emulator* emu = g_emu;
-    if(emu == nullptr || !emu->ready || !adopt_if_forked()) return;
+    if(emu == nullptr || !emu->ready || !adopt_if_forked(false)) return;
     std::string text;
     std::string path;
     try

@@ -1,6 +1,7 @@
 // MIT License - see LICENSE.
 #include "fd_table.hpp"
 
+#include "client_calls.hpp"
 #include "delivery.hpp"
 #include "process.hpp"
 
@@ -19,7 +20,9 @@ is_our_socket(int fd, ino_t ino)
     struct stat st
     {
     };
-    return fd >= 0 && ino != 0 && fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_ino == ino;
+    if(fd < 0 || ino == 0) return false;
+    count_client_syscall(sc_fstat);
+    return fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_ino == ino;
 }
 
 int
@@ -27,6 +30,7 @@ high_fd_floor()
 {
     rlimit limit{};
     int    floor = token_fd_floor;
+    count_client_syscall(sc_getrlimit);
     if(getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur <= static_cast<rlim_t>(floor))
         floor = static_cast<int>(limit.rlim_cur) * 3 / 4;
     return floor;
@@ -45,13 +49,23 @@ checked_mark(int fd, bool& shared)
     shared       = false;
     uint8_t mark = mark_of(fd);
     if(mark == mark_none || g_emu == nullptr) return mark_none;
-    if(!adopt_if_forked())
+    if(!adopt_if_forked(true))
     {
         shared = true;
         return mark == mark_device || mark == mark_inherited_device ? mark_inherited_device
                                                                     : mark_inherited_smi;
     }
     return mark_of(fd);
+}
+
+uint8_t
+checked_mark_cached(int fd, bool& shared)
+{
+    uint8_t mark = mark_of(fd);
+    if(mark == mark_none || g_emu == nullptr || !state_is_ours_cached())
+        return checked_mark(fd, shared);
+    shared = false;
+    return mark;
 }
 
 void
@@ -74,6 +88,7 @@ lookup(emulator& emu, int fd)
     struct stat st
     {
     };
+    count_client_syscall(sc_fstat);
     if(fstat(fd, &st) == 0 && st.st_dev == it->second.dev && st.st_ino == it->second.ino)
         return &it->second;
     if(it->second.kind == fd_kind::smi) close_client(*it->second.smi);
@@ -87,6 +102,7 @@ remember_fd(emulator& emu, int fd, fd_entry entry)
     struct stat st
     {
     };
+    if(fd < max_tracked_fd) count_client_syscall(sc_fstat);
     if(fd >= max_tracked_fd || fstat(fd, &st) != 0)
     {
         errno = EMFILE;

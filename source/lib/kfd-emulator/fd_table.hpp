@@ -26,6 +26,8 @@ uint8_t mark_of(int fd);
 // In a vfork() or clone() child (shared is set) an fd of ours is treated like one inherited
 // by a fork child, and nothing shared with the parent is changed.
 uint8_t checked_mark(int fd, bool& shared);
+// The same for the hot read path: no getpid() when state_is_ours_cached().
+uint8_t checked_mark_cached(int fd, bool& shared);
 
 void forget_fd(emulator& emu, int fd);
 // The entry for fd, or null when fd is not (or no longer) one we handed out: an fd number

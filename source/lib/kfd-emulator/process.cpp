@@ -1,6 +1,7 @@
 // MIT License - see LICENSE.
 #include "process.hpp"
 
+#include "client_calls.hpp"
 #include "fd_table.hpp"
 #include "numbers.hpp"
 #include "real_libc.hpp"
@@ -126,7 +127,15 @@ own_process_as(pid_t me)
 bool
 own_process()
 {
+    count_client_syscall(sc_getpid);
     return own_process_as(getpid());
+}
+
+bool
+state_is_ours_cached()
+{
+    pid_t state = g_state_pid.load(std::memory_order_acquire);
+    return state != 0 && state == g_process_pid.load(std::memory_order_acquire);
 }
 
 namespace
@@ -163,13 +172,15 @@ adopt_after_fork()
         int token = g_token_of[fd].exchange(0);
         if(token > 0 && is_our_socket(token - 1, g_token_ino[fd].load())) libc().close(token - 1);
     }
+    reset_client_calls(); // the child's statistics count the child's calls
 }
 
 } // namespace
 
 bool
-adopt_if_forked()
+adopt_if_forked(bool counted)
 {
+    if(counted) count_client_syscall(sc_getpid);
     pid_t me = getpid();
     if(!own_process_as(me)) return false;
     pid_t owner = g_state_pid.load(std::memory_order_acquire);
@@ -205,7 +216,7 @@ void
 fork_child()
 {
     int saved = errno;
-    adopt_if_forked();
+    adopt_if_forked(false);
     errno = saved;
 }
 

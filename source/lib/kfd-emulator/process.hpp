@@ -19,5 +19,14 @@ bool own_process();
 
 // Called first by every entry point that uses the state. Returns false in a process that
 // shares this memory without being a fork child (vfork, clone): it must not use the state.
-bool adopt_if_forked();
+// counted: the getpid() is the program's intercepted call's (client_calls.hpp); false in the
+// exit handler and the fork handler.
+bool adopt_if_forked(bool counted = true);
+
+// True when the state was adopted by the process whose memory this is, as known without a
+// system call: the pids that load, initialization and the fork child handler wrote. Wrong only
+// in a child that shares the memory (vfork, clone with CLONE_VM: it then acts as the parent,
+// on the parent's very state and sockets, as the kernel's read of a shared file does) or in
+// a child made by a raw clone() without fork handlers (see docs/kfd-emulator.md).
+bool state_is_ours_cached();
 } // namespace kfd_emu

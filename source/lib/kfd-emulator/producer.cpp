@@ -1,6 +1,7 @@
 // MIT License - see LICENSE.
 #include "producer.hpp"
 
+#include "client_calls.hpp"
 #include "common/fork_reachable.hpp"
 #include "delivery.hpp"
 #include "fd_table.hpp"
@@ -393,6 +394,7 @@ producer_main(void* arg)
     pthread_sigmask(SIG_BLOCK, &all, nullptr);
     // Named, so that profilers and benchmarks tell its CPU time from the program's.
     pthread_setname_np(pthread_self(), "kfd-emu-prod");
+    g_producer_thread.store(pthread_self(), std::memory_order_relaxed);
 
     rocprofiler::common::thread_stack_root stack_root; // see common/fork_reachable.hpp
     auto*                                  s = static_cast<session*>(arg);
@@ -406,6 +408,7 @@ producer_main(void* arg)
         s->producer_error = "the producer stopped (out of memory?)";
     }
     std::lock_guard<std::mutex> lock(*g_emu->mu);
+    g_producer_thread.store(0, std::memory_order_relaxed);
     s->producer_finished = true;
     g_emu->cv->notify_all();
     g_emu->exit_cv->notify_all();
@@ -443,6 +446,7 @@ maybe_start_producer(emulator& emu, session& s)
     sigset_t all, previous;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &previous);
+    count_client_syscall(sc_thread_create);
     int rc = pthread_create(&thread, &attr, producer_main, &s);
     pthread_sigmask(SIG_SETMASK, &previous, nullptr);
     pthread_attr_destroy(&attr);

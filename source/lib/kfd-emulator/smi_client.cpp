@@ -1,6 +1,7 @@
 // MIT License - see LICENSE.
 #include "smi_client.hpp"
 
+#include "client_calls.hpp"
 #include "delivery.hpp"
 #include "fd_table.hpp"
 #include "real_libc.hpp"
@@ -17,8 +18,10 @@ namespace kfd_emu
 session&
 current_session(emulator& emu)
 {
+    count_client_syscall(sc_getpid);
     if(emu.current == nullptr || emu.current->pid != getpid())
     {
+        count_client_syscall(sc_getpid);
         emu.current      = new session;
         emu.current->pid = getpid();
         emu.current->gpus.resize(emu.cfg.gpus.size());
@@ -34,10 +37,13 @@ smi_open(emulator& emu, session& s, abi::smi_events_args* args)
     if(int error = emu.cfg.smi_error(args->gpuid)) return fail(error);
 
     int sv[2];
+    count_client_syscall(sc_socketpair);
     if(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) return -1;
     int high = fcntl(sv[1], F_DUPFD_CLOEXEC, high_fd_floor());
+    count_client_syscall(sc_fcntl, 3);
     if(high >= 0)
     {
+        count_client_syscall(sc_close);
         libc().close(sv[1]);
         sv[1] = high;
     }
@@ -46,6 +52,7 @@ smi_open(emulator& emu, session& s, abi::smi_events_args* args)
     struct stat token_stat
     {
     };
+    count_client_syscall(sc_fstat);
     fstat(sv[1], &token_stat);
     fd_entry entry;
     entry.kind   = fd_kind::smi;
@@ -54,8 +61,9 @@ smi_open(emulator& emu, session& s, abi::smi_events_args* args)
     c->fd        = sv[0];
     c->token_fd  = sv[1];
     c->token_ino = token_stat.st_ino;
-    c->pid       = getpid();
-    entry.smi    = c;
+    count_client_syscall(sc_getpid);
+    c->pid    = getpid();
+    entry.smi = c;
     if(!remember_fd(emu, sv[0], entry))
     {
         int error = errno;

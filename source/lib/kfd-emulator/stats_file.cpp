@@ -1,6 +1,8 @@
 // MIT License - see LICENSE.
 #include "stats_file.hpp"
 
+#include "client_calls.hpp"
+
 #include "numbers.hpp"
 #include "real_libc.hpp"
 #include "unique_file.hpp"
@@ -27,6 +29,7 @@ collect_stats(const emulator& emu, const session& s, const char* exit_wait)
     in.producer_finished = s.producer_finished;
     in.exit_wait         = exit_wait;
     in.producer_error    = s.producer_error;
+    in.client_calls      = client_calls_so_far();
     for(size_t i = 0; i < s.gpus.size(); ++i)
     {
         gpu_report gpu;

@@ -295,6 +295,12 @@ stats_to_json(const stats_input& in)
     w.open('{');
     write_counters(w, total);
     w.field("malformed", cfg.unroutable);
+    w.field("reads_intercepted", in.client_calls.reads_intercepted);
+    w.key("client_thread_syscalls");
+    w.open('{');
+    for(size_t i = 0; i < client_syscall_kinds; ++i)
+        w.field(client_syscall_names[i], in.client_calls.syscalls[i]);
+    w.close('}');
     w.close('}');
     w.close('}');
     w.text += '\n';

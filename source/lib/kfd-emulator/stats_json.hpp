@@ -61,6 +61,34 @@ struct gpu_report
     std::vector<client_report> clients;
 };
 
+// The system calls the emulator makes inside the program's intercepted calls, by kind.
+enum client_syscall : unsigned
+{
+    sc_getpid,
+    sc_fstat,
+    sc_recvfrom,
+    sc_sendto,
+    sc_close,
+    sc_fcntl,
+    sc_socketpair,
+    sc_memfd_create,
+    sc_getrlimit,
+    sc_futex_wake,      // a notify of the producer that waits for room (one FUTEX_WAKE)
+    sc_futex_lock_wait, // the lock was held by another thread (about one FUTEX_WAIT)
+    sc_thread_create,   // the producer's start: clone3, mmap, mprotect, rt_sigprocmask
+    client_syscall_kinds
+};
+// Their names in the statistics' "client_thread_syscalls".
+inline constexpr const char* client_syscall_names[client_syscall_kinds] = {
+    "getpid",     "fstat",        "recvfrom",  "sendto",     "close",           "fcntl",
+    "socketpair", "memfd_create", "getrlimit", "futex_wake", "futex_lock_wait", "thread_create"};
+
+struct client_call_report
+{
+    uint64_t reads_intercepted              = 0;
+    uint64_t syscalls[client_syscall_kinds] = {};
+};
+
 struct stats_input
 {
     const config*           cfg               = nullptr;
@@ -71,6 +99,7 @@ struct stats_input
     std::string             exit_wait;
     std::string             producer_error;
     std::vector<gpu_report> gpus;
+    client_call_report      client_calls;
 };
 
 std::string stats_to_json(const stats_input& in);
