@@ -10,10 +10,10 @@
 # intercepted read() calls), and the system calls the SDK threads made per event (a separate
 # run under `perf record -e raw_syscalls:sys_enter -c 1`: every system call with its thread;
 # it slows the process a little, so its drops are not reported). The emulator intercepts
-# read(), so an SDK read is no system call here: the reads are counted by the one fstat the
-# emulator makes per read() call, and "kernel-equivalent" = poll + read, what the SDK would
-# make on a real kernel; the emulator's own calls inside SDK threads (getpid, fstat, recvfrom,
-# futex) are counted apart. The SDK is told the FIFO size (ROCPROFILER_KFD_FIFO_BYTES), as it
+# read(), so an SDK read is no system call here, and the emulator makes calls of its own
+# inside it: "as on a kernel" = every call on the SDK's threads, minus the emulator's own
+# (its statistics count them: client_thread_syscalls), plus one per intercepted read; the
+# emulator's are given apart. The SDK is told the FIFO size (ROCPROFILER_KFD_FIFO_BYTES), as it
 # would find it from the kernel version on a real machine. The SDK threads' user time is split by the code it ran in (the
 # SDK's library, the emulator's, libc) from a third run sampled with perf
 # (user_cpu_split.py). Then the idle cost: context switches and CPU time of the SDK
@@ -59,7 +59,7 @@ stat_field() { # stats.json field (of "total"), n/a when the run left no statist
 
 echo "# e2e: $(date -u +%FT%TZ), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-echo "| FIFO | offered rate (events/s) | events | dropped by the FIFO | SDK CPU ms per M events: all (reader + callback) | of it user time | user time by code (perf): SDK / emulator / libc | SDK syscalls per event (kernel-equivalent: poll + read) | emulator syscalls in SDK threads per event |"
+echo "| FIFO | offered rate (events/s) | events | dropped by the FIFO | SDK CPU ms per M events: all (reader + callback) | of it user time | user time by code (perf): SDK / emulator / libc | SDK threads' syscalls per event, as on a kernel (poll, identity check, read, futex...) | the emulator's own syscalls inside them per event |"
 echo "|---|---|---|---|---|---|---|---|---|"
 for fifo in 1024 8192; do
     best=none
@@ -85,15 +85,22 @@ for fifo in 1024 8192; do
         user_per_m=$(awk -v u="$user_ticks" -v e="$events" 'BEGIN { printf "%.0f", u * 10 / (e / 1e6) }')
         syscalls="n/a n/a"
         if ((HAVE_PERF)); then
+            rm -f "$WORK/stats-sc.json"
             perf record -q -e raw_syscalls:sys_enter -c 1 -o "$WORK/perf.data" -- \
                 timeout 300 env ROCPROFILER_KFD_FIFO_BYTES="$fifo" LD_PRELOAD="$EMU" KFD_EMULATOR_LOG="$log" \
-                "$HOST" --idle-ms 500 >/dev/null 2>&1 || true
-            # NR 7 poll, 271 ppoll, 0 read (not intercepted), 262 newfstatat = one per
-            # intercepted read(); everything else on SDK threads is the emulator's.
-            syscalls=$(perf script -i "$WORK/perf.data" -F comm,trace 2>/dev/null | awk -v e="$events" '
-                $1 ~ /^rocprof-/ { nr = $3; if (nr == 7 || nr == 271 || nr == 0 || nr == 262) ++k; else ++m
-                                   if (nr == 262) ++m }
-                END { printf "%.3f %.3f", k / e, m / e }')
+                KFD_EMULATOR_STATS="$WORK/stats-sc.json" "$HOST" --idle-ms 500 >/dev/null 2>&1 || true
+            # Every system call on the SDK's threads, minus those the emulator made inside
+            # the program's calls (its statistics count them by kind), plus one read per
+            # intercepted read(): what the SDK's threads would make on a real kernel.
+            sdk_calls=$(perf script -i "$WORK/perf.data" -F comm 2>/dev/null |
+                awk '$1 ~ /^rocprof-/ { ++n } END { print n + 0 }')
+            syscalls=$(python3 -c '
+import json, sys
+t = json.load(open(sys.argv[1]))["total"]
+emu = sum(t["client_thread_syscalls"].values())
+calls, events = int(sys.argv[2]), int(sys.argv[3])
+print("%.3f %.3f" % ((calls - emu + t["reads_intercepted"]) / events, emu / events))
+' "$WORK/stats-sc.json" "$sdk_calls" "$events" 2>/dev/null || echo "n/a n/a")
         fi
         read -r sys_kernel sys_emulator <<<"$syscalls"
         # User time by code, in a third run sampled every 100 us of user time (light: it
