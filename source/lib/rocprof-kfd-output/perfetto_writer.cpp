@@ -130,35 +130,55 @@ interned_slice_names()
     return *names;
 }
 
+// The interned iid of slice_name(r), in the order all_slice_names() lists them (0 for a
+// trigger outside the enum, whose name is then written in full).
 uint64_t
-slice_iid(const std::string& name)
+slice_iid(const record& r)
 {
-    const auto& names = interned_slice_names();
-    for(size_t i = 0; i < names.size(); ++i)
-        if(names[i] == name) return i + 1;
-    return 0;
+    // First iid and last trigger of each operation's block: 4 fault names, then migrate
+    // triggers -1..3, queue-suspend triggers -1..5, unmap triggers -1..2.
+    static const uint64_t first_iid[] = {0, 5, 1, 10, 17};
+    static const int      last[]      = {0, 3, 0, 5, 2};
+    if(r.operation == ROCPROFILER_PAGE_MIGRATION_PAGE_FAULT)
+        return 1 + (r.page_fault.read_fault ? 2 : 0) + (r.page_fault.migrated ? 1 : 0);
+    if(r.operation < 1 || r.operation > 4) return 0;
+    int trigger = record_trigger(r);
+    if(trigger < -1 || trigger > last[r.operation]) return 0;
+    return first_iid[r.operation] + static_cast<uint64_t>(trigger + 1);
 }
 
+// Annotations are written straight into the event: their size is known beforehand.
 void
 add_uint_annotation(proto_message& ev, uint64_t name, uint64_t value, uint32_t kind)
 {
-    proto_message a;
-    a.add_uint(debug_annotation::name_iid, name);
-    a.add_uint(kind, value);
-    ev.add_message(track_event::debug_annotations, a);
+    ev.begin_message(track_event::debug_annotations,
+                     uint_field_size(debug_annotation::name_iid, name) +
+                         uint_field_size(kind, value));
+    ev.add_uint(debug_annotation::name_iid, name);
+    ev.add_uint(kind, value);
 }
 
 void
-add_string_annotation(proto_message& ev, uint64_t name, const std::string& value)
+add_string_annotation(proto_message& ev, uint64_t name, std::string_view value)
 {
-    proto_message a;
-    a.add_uint(debug_annotation::name_iid, name);
-    a.add_string(debug_annotation::string_value, value);
-    ev.add_message(track_event::debug_annotations, a);
+    ev.begin_message(track_event::debug_annotations,
+                     uint_field_size(debug_annotation::name_iid, name) +
+                         bytes_field_size(debug_annotation::string_value, value.size()));
+    ev.add_uint(debug_annotation::name_iid, name);
+    ev.add_string(debug_annotation::string_value, value);
 }
 
 void
-annotate(proto_message& ev, const record& r)
+add_trigger_annotation(proto_message& ev, std::string& scratch, int operation, int trigger)
+{
+    scratch.clear();
+    append_trigger_name(scratch, operation, trigger);
+    add_string_annotation(ev, ann_trigger, scratch);
+}
+
+// scratch: a reused buffer for the trigger's name.
+void
+annotate(proto_message& ev, std::string& scratch, const record& r)
 {
     using namespace debug_annotation;
     add_uint_annotation(ev, ann_pid, r.pid, uint_value);
@@ -182,12 +202,12 @@ annotate(proto_message& ev, const record& r)
         add_uint_annotation(ev, ann_to_node, m.to_node, uint_value);
         add_uint_annotation(ev, ann_prefetch_node, m.prefetch_node, uint_value);
         add_uint_annotation(ev, ann_preferred_node, m.preferred_node, uint_value);
-        add_string_annotation(ev, ann_trigger, trigger_name(r.operation, m.trigger));
+        add_trigger_annotation(ev, scratch, r.operation, m.trigger);
         break;
     }
     case ROCPROFILER_PAGE_MIGRATION_QUEUE_SUSPEND:
         add_uint_annotation(ev, ann_node_id, r.queue_suspend.node_id, uint_value);
-        add_string_annotation(ev, ann_trigger, trigger_name(r.operation, r.queue_suspend.trigger));
+        add_trigger_annotation(ev, scratch, r.operation, r.queue_suspend.trigger);
         add_uint_annotation(ev, ann_rescheduled, r.queue_suspend.rescheduled, bool_value);
         break;
     case ROCPROFILER_PAGE_MIGRATION_UNMAP_FROM_GPU:
@@ -196,7 +216,7 @@ annotate(proto_message& ev, const record& r)
         add_uint_annotation(ev, ann_node_id, m.node_id, uint_value);
         add_uint_annotation(ev, ann_start_addr, m.start_addr, pointer_value);
         add_uint_annotation(ev, ann_end_addr, m.end_addr, pointer_value);
-        add_string_annotation(ev, ann_trigger, trigger_name(r.operation, m.trigger));
+        add_trigger_annotation(ev, scratch, r.operation, m.trigger);
         break;
     }
     default:
@@ -204,24 +224,24 @@ annotate(proto_message& ev, const record& r)
     }
 }
 
-proto_message
-timed_packet(uint64_t ts)
+// p: cleared and filled with the fields every timed packet starts with.
+void
+timed_packet(proto_message& p, uint64_t ts)
 {
-    proto_message p;
+    p.clear();
     p.add_uint(trace_packet::timestamp, ts);
     p.add_uint(trace_packet::timestamp_clock_id, builtin_clock_boottime);
     p.add_uint(trace_packet::trusted_packet_sequence_id, sequence_id);
     p.add_uint(trace_packet::sequence_flags, seq_needs_incremental_state);
-    return p;
 }
 } // namespace
 
 void
 perfetto_trace::emit(const proto_message& packet)
 {
-    proto_message framed;
-    framed.add_message(trace_packet_field, packet);
-    file_.append(framed.bytes);
+    frame_.clear();
+    frame_.add_message(trace_packet_field, packet);
+    file_.append(frame_.bytes);
 }
 
 bool
@@ -323,35 +343,35 @@ perfetto_trace::write(const record& r)
     size_t   lane    = instant ? 0 : lanes_.assign({process_index_, gpu, r.operation}, start, end);
     uint64_t track   = lane_track(gpu, r.operation, lane);
 
-    proto_message ev;
+    proto_message& ev = event_;
+    ev.clear();
     ev.add_uint(track_event::type,
                 instant ? track_event::type_instant : track_event::type_slice_begin);
     ev.add_uint(track_event::track_uuid, track);
     ev.add_uint(track_event::category_iids, 1);
-    std::string name = slice_name(r);
-    if(uint64_t iid = slice_iid(name))
+    if(uint64_t iid = slice_iid(r))
         ev.add_uint(track_event::name_iid, iid);
     else
-        ev.add_string(track_event::name, name);
-    annotate(ev, r);
-    proto_message begin = timed_packet(start);
-    begin.add_message(trace_packet::track_event, ev);
+        ev.add_string(track_event::name, slice_name(r));
+    annotate(ev, scratch_, r);
+    timed_packet(begin_, start);
+    begin_.add_message(trace_packet::track_event, ev);
     if(instant)
     {
-        emit(begin);
+        emit(begin_);
         return;
     }
 
-    proto_message close;
-    close.add_uint(track_event::type, track_event::type_slice_end);
-    close.add_uint(track_event::track_uuid, track);
-    proto_message endp = timed_packet(end);
-    endp.add_message(trace_packet::track_event, close);
+    ev.clear();
+    ev.add_uint(track_event::type, track_event::type_slice_end);
+    ev.add_uint(track_event::track_uuid, track);
+    timed_packet(end_, end);
+    end_.add_message(trace_packet::track_event, ev);
     // Begin and end in one unit: a file cut by a write error never holds half a slice.
-    proto_message both;
-    both.add_message(trace_packet_field, begin);
-    both.add_message(trace_packet_field, endp);
-    file_.append(both.bytes);
+    frame_.clear();
+    frame_.add_message(trace_packet_field, begin_);
+    frame_.add_message(trace_packet_field, end_);
+    file_.append(frame_.bytes);
 }
 
 void
@@ -370,7 +390,8 @@ perfetto_trace::write_counters(const summary_builder& s)
             ev.add_uint(track_event::type, track_event::type_counter);
             ev.add_uint(track_event::track_uuid, track);
             ev.add_double(track_event::double_counter_value, value);
-            proto_message p = timed_packet(tl.start_ns() + i * tl.bin_ns());
+            proto_message p;
+            timed_packet(p, tl.start_ns() + i * tl.bin_ns());
             p.add_message(trace_packet::track_event, ev);
             emit(p);
         }

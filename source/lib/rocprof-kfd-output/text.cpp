@@ -1,6 +1,7 @@
 // MIT License - see LICENSE.
 #include "text.hpp"
 
+#include <charconv>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -65,9 +66,33 @@ json_string(std::string_view text)
 std::string
 hex(uint64_t value)
 {
+    std::string out;
+    append_hex(out, value);
+    return out;
+}
+
+void
+append_decimal(std::string& out, uint64_t value)
+{
     char buf[24];
-    std::snprintf(buf, sizeof(buf), "0x%" PRIx64, value);
-    return buf;
+    auto end = std::to_chars(buf, buf + sizeof(buf), value).ptr;
+    out.append(buf, static_cast<size_t>(end - buf));
+}
+
+void
+append_signed(std::string& out, int64_t value)
+{
+    char buf[24];
+    auto end = std::to_chars(buf, buf + sizeof(buf), value).ptr;
+    out.append(buf, static_cast<size_t>(end - buf));
+}
+
+void
+append_hex(std::string& out, uint64_t value)
+{
+    char buf[24] = {'0', 'x'};
+    auto end     = std::to_chars(buf + 2, buf + sizeof(buf), value, 16).ptr;
+    out.append(buf, static_cast<size_t>(end - buf));
 }
 
 std::string

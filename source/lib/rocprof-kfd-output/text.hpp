@@ -20,4 +20,10 @@ std::string csv_field(std::string_view text);
 std::string decimal(double value);
 // Nanoseconds as microseconds with 3 decimals ("12.345"), for the Chrome trace.
 std::string micros(uint64_t ns);
+
+// Appenders for the writers' hot paths: the same text as std::to_string / hex(), written
+// into a buffer the caller reuses (no allocation once it has grown).
+void append_decimal(std::string& out, uint64_t value);
+void append_signed(std::string& out, int64_t value);
+void append_hex(std::string& out, uint64_t value);
 } // namespace rocprof_kfd
