@@ -49,7 +49,7 @@ public:
         if(r.operation < 1 || r.operation > operation_count) return;
         row_.clear(); // keeps its capacity: no allocation per record
         append_csv_row(row_, r, names_);
-        files_[r.operation].append(row_);
+        files_[r.operation].append(row_.view());
     }
 
     void end_batch() override
@@ -74,7 +74,7 @@ public:
 
 private:
     csv_agent_names            names_;
-    std::string                row_;
+    byte_buffer                row_;
     std::array<output_file, 5> files_;
 };
 } // namespace
@@ -86,7 +86,7 @@ csv_agent_names::csv_agent_names(const std::vector<agent_info>& agents)
 }
 
 void
-csv_agent_names::append(std::string& out, uint64_t gpu_id) const
+csv_agent_names::append(byte_buffer& out, uint64_t gpu_id) const
 {
     for(const auto& [id, field] : fields_)
         if(id == gpu_id)
@@ -108,7 +108,7 @@ namespace
 {
 // "v," for each value.
 void
-append_fields(std::string& out, std::initializer_list<uint64_t> values)
+append_fields(byte_buffer& out, std::initializer_list<uint64_t> values)
 {
     for(uint64_t v : values)
     {
@@ -118,21 +118,21 @@ append_fields(std::string& out, std::initializer_list<uint64_t> values)
 }
 
 void
-append_hex_field(std::string& out, uint64_t v)
+append_hex_field(byte_buffer& out, uint64_t v)
 {
     append_hex(out, v);
     out += ',';
 }
 
 void
-append_agent_field(std::string& out, const csv_agent_names& names, uint64_t gpu_id)
+append_agent_field(byte_buffer& out, const csv_agent_names& names, uint64_t gpu_id)
 {
     names.append(out, gpu_id);
     out += ',';
 }
 
 void
-append_migrate(std::string& out, const record& r, const csv_agent_names& names)
+append_migrate(byte_buffer& out, const record& r, const csv_agent_names& names)
 {
     const auto& m = r.page_migrate;
     append_hex_field(out, m.start_addr);
@@ -147,7 +147,7 @@ append_migrate(std::string& out, const record& r, const csv_agent_names& names)
 }
 
 void
-append_fault(std::string& out, const record& r, const csv_agent_names& names)
+append_fault(byte_buffer& out, const record& r, const csv_agent_names& names)
 {
     const auto& f = r.page_fault;
     append_fields(out, {f.node_id});
@@ -158,7 +158,7 @@ append_fault(std::string& out, const record& r, const csv_agent_names& names)
 }
 
 void
-append_suspend(std::string& out, const record& r, const csv_agent_names& names)
+append_suspend(byte_buffer& out, const record& r, const csv_agent_names& names)
 {
     const auto& q = r.queue_suspend;
     append_fields(out, {q.node_id});
@@ -168,7 +168,7 @@ append_suspend(std::string& out, const record& r, const csv_agent_names& names)
 }
 
 void
-append_unmap(std::string& out, const record& r, const csv_agent_names& names)
+append_unmap(byte_buffer& out, const record& r, const csv_agent_names& names)
 {
     const auto& m = r.unmap_from_gpu;
     append_fields(out, {m.node_id});
@@ -180,7 +180,7 @@ append_unmap(std::string& out, const record& r, const csv_agent_names& names)
 } // namespace
 
 void
-append_csv_row(std::string& out, const record& r, const csv_agent_names& names)
+append_csv_row(byte_buffer& out, const record& r, const csv_agent_names& names)
 {
     uint64_t start = r.start_timestamp, end = r.end_timestamp;
     uint64_t duration = end >= start ? end - start : 0;
@@ -211,9 +211,9 @@ append_csv_row(std::string& out, const record& r, const csv_agent_names& names)
 std::string
 csv_row(const record& r, const std::vector<agent_info>& agents)
 {
-    std::string out;
+    byte_buffer out;
     append_csv_row(out, r, csv_agent_names(agents));
-    return out;
+    return out.str();
 }
 
 std::unique_ptr<record_writer>

@@ -1,6 +1,7 @@
 // MIT License - see LICENSE.
 #pragma once
 
+#include "byte_buffer.hpp"
 #include "writer.hpp"
 
 #include <utility>
@@ -16,13 +17,13 @@ class csv_agent_names
 public:
     csv_agent_names() = default;
     explicit csv_agent_names(const std::vector<agent_info>& agents);
-    void append(std::string& out, uint64_t gpu_id) const;
+    void append(byte_buffer& out, uint64_t gpu_id) const;
 
 private:
     std::vector<std::pair<uint64_t, std::string>> fields_; // gpu_id, quoted name
 };
 // One CSV row (with its '\n') of a record, appended to out.
-void append_csv_row(std::string& out, const record& r, const csv_agent_names& names);
+void append_csv_row(byte_buffer& out, const record& r, const csv_agent_names& names);
 // The same row as a string (tests, tools off the hot path).
 std::string csv_row(const record& r, const std::vector<agent_info>& agents);
 // One record of results.json (a JSON object on one line, no newline).

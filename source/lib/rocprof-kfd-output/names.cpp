@@ -102,13 +102,13 @@ record_trigger(const record& r)
 std::string
 trigger_name(int operation, int trigger)
 {
-    std::string out;
+    byte_buffer out;
     append_trigger_name(out, operation, trigger);
-    return out;
+    return out.str();
 }
 
 void
-append_trigger_name(std::string& out, int operation, int trigger)
+append_trigger_name(byte_buffer& out, int operation, int trigger)
 {
     if(trigger == -1)
     {

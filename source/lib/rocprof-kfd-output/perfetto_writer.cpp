@@ -169,16 +169,16 @@ add_string_annotation(proto_message& ev, uint64_t name, std::string_view value)
 }
 
 void
-add_trigger_annotation(proto_message& ev, std::string& scratch, int operation, int trigger)
+add_trigger_annotation(proto_message& ev, byte_buffer& scratch, int operation, int trigger)
 {
     scratch.clear();
     append_trigger_name(scratch, operation, trigger);
-    add_string_annotation(ev, ann_trigger, scratch);
+    add_string_annotation(ev, ann_trigger, scratch.view());
 }
 
 // scratch: a reused buffer for the trigger's name.
 void
-annotate(proto_message& ev, std::string& scratch, const record& r)
+annotate(proto_message& ev, byte_buffer& scratch, const record& r)
 {
     using namespace debug_annotation;
     add_uint_annotation(ev, ann_pid, r.pid, uint_value);
@@ -224,15 +224,22 @@ annotate(proto_message& ev, std::string& scratch, const record& r)
     }
 }
 
-// p: cleared and filled with the fields every timed packet starts with.
+// Appends to out a Trace.packet field: a packet at ts holding the TrackEvent ev. The
+// packet's size is known beforehand, so it is written in place (no nested copy).
 void
-timed_packet(proto_message& p, uint64_t ts)
+append_timed_packet(proto_message& out, uint64_t ts, const proto_message& ev)
 {
-    p.clear();
-    p.add_uint(trace_packet::timestamp, ts);
-    p.add_uint(trace_packet::timestamp_clock_id, builtin_clock_boottime);
-    p.add_uint(trace_packet::trusted_packet_sequence_id, sequence_id);
-    p.add_uint(trace_packet::sequence_flags, seq_needs_incremental_state);
+    size_t size = uint_field_size(trace_packet::timestamp, ts) +
+                  uint_field_size(trace_packet::timestamp_clock_id, builtin_clock_boottime) +
+                  uint_field_size(trace_packet::trusted_packet_sequence_id, sequence_id) +
+                  uint_field_size(trace_packet::sequence_flags, seq_needs_incremental_state) +
+                  bytes_field_size(trace_packet::track_event, ev.size());
+    out.begin_message(trace_packet_field, size);
+    out.add_uint(trace_packet::timestamp, ts);
+    out.add_uint(trace_packet::timestamp_clock_id, builtin_clock_boottime);
+    out.add_uint(trace_packet::trusted_packet_sequence_id, sequence_id);
+    out.add_uint(trace_packet::sequence_flags, seq_needs_incremental_state);
+    out.add_message(trace_packet::track_event, ev);
 }
 } // namespace
 
@@ -241,7 +248,7 @@ perfetto_trace::emit(const proto_message& packet)
 {
     frame_.clear();
     frame_.add_message(trace_packet_field, packet);
-    file_.append(frame_.bytes);
+    file_.append(frame_.bytes.view());
 }
 
 bool
@@ -354,24 +361,17 @@ perfetto_trace::write(const record& r)
     else
         ev.add_string(track_event::name, slice_name(r));
     annotate(ev, scratch_, r);
-    timed_packet(begin_, start);
-    begin_.add_message(trace_packet::track_event, ev);
-    if(instant)
-    {
-        emit(begin_);
-        return;
-    }
-
-    ev.clear();
-    ev.add_uint(track_event::type, track_event::type_slice_end);
-    ev.add_uint(track_event::track_uuid, track);
-    timed_packet(end_, end);
-    end_.add_message(trace_packet::track_event, ev);
-    // Begin and end in one unit: a file cut by a write error never holds half a slice.
     frame_.clear();
-    frame_.add_message(trace_packet_field, begin_);
-    frame_.add_message(trace_packet_field, end_);
-    file_.append(frame_.bytes);
+    append_timed_packet(frame_, start, ev);
+    if(!instant)
+    {
+        // Begin and end in one unit: a file cut by a write error never holds half a slice.
+        ev.clear();
+        ev.add_uint(track_event::type, track_event::type_slice_end);
+        ev.add_uint(track_event::track_uuid, track);
+        append_timed_packet(frame_, end, ev);
+    }
+    file_.append(frame_.bytes.view());
 }
 
 void
@@ -390,10 +390,9 @@ perfetto_trace::write_counters(const summary_builder& s)
             ev.add_uint(track_event::type, track_event::type_counter);
             ev.add_uint(track_event::track_uuid, track);
             ev.add_double(track_event::double_counter_value, value);
-            proto_message p;
-            timed_packet(p, tl.start_ns() + i * tl.bin_ns());
-            p.add_message(trace_packet::track_event, ev);
-            emit(p);
+            frame_.clear();
+            append_timed_packet(frame_, tl.start_ns() + i * tl.bin_ns(), ev);
+            file_.append(frame_.bytes.view());
         }
     };
     for(const auto& [dir, v] : tl.migration_bytes())

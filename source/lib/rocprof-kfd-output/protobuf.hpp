@@ -6,6 +6,8 @@
 // packet allocates nothing once the buffers have grown.
 #pragma once
 
+#include "byte_buffer.hpp"
+
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -45,17 +47,18 @@ bytes_field_size(uint32_t field, size_t size)
 
 struct proto_message
 {
-    std::string bytes;
+    byte_buffer bytes;
 
-    void clear() { bytes.clear(); }
-    void varint(uint64_t v)
+    void   clear() { bytes.clear(); }
+    size_t size() const { return bytes.size(); }
+    void   varint(uint64_t v)
     {
-        char   buf[10];
-        size_t n = 0;
+        char*  at = bytes.room(10); // a varint has at most 10 bytes
+        size_t n  = 0;
         for(; v >= 0x80; v >>= 7)
-            buf[n++] = static_cast<char>((v & 0x7f) | 0x80);
-        buf[n++] = static_cast<char>(v);
-        bytes.append(buf, n);
+            at[n++] = static_cast<char>((v & 0x7f) | 0x80);
+        at[n++] = static_cast<char>(v);
+        bytes.commit(n);
     }
     void key(uint32_t field, uint32_t wire_type) { varint(field_key(field, wire_type)); }
     void add_uint(uint32_t field, uint64_t v)
@@ -75,16 +78,16 @@ struct proto_message
         begin_message(field, s.size());
         bytes.append(s);
     }
-    void add_message(uint32_t field, const proto_message& m) { add_string(field, m.bytes); }
+    void add_message(uint32_t field, const proto_message& m) { add_string(field, m.bytes.view()); }
     void add_double(uint32_t field, double d)
     {
         key(field, 1);
         uint64_t bits;
         std::memcpy(&bits, &d, sizeof(bits));
-        char buf[8];
+        char* at = bytes.room(8);
         for(int i = 0; i < 8; ++i)
-            buf[i] = static_cast<char>((bits >> (8 * i)) & 0xff);
-        bytes.append(buf, 8);
+            at[i] = static_cast<char>((bits >> (8 * i)) & 0xff);
+        bytes.commit(8);
     }
 };
 } // namespace rocprof_kfd

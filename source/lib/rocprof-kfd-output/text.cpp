@@ -66,33 +66,32 @@ json_string(std::string_view text)
 std::string
 hex(uint64_t value)
 {
-    std::string out;
+    byte_buffer out;
     append_hex(out, value);
-    return out;
+    return out.str();
 }
 
 void
-append_decimal(std::string& out, uint64_t value)
+append_decimal(byte_buffer& out, uint64_t value)
 {
-    char buf[24];
-    auto end = std::to_chars(buf, buf + sizeof(buf), value).ptr;
-    out.append(buf, static_cast<size_t>(end - buf));
+    char* at = out.room(20); // UINT64_MAX has 20 digits
+    out.commit(static_cast<size_t>(std::to_chars(at, at + 20, value).ptr - at));
 }
 
 void
-append_signed(std::string& out, int64_t value)
+append_signed(byte_buffer& out, int64_t value)
 {
-    char buf[24];
-    auto end = std::to_chars(buf, buf + sizeof(buf), value).ptr;
-    out.append(buf, static_cast<size_t>(end - buf));
+    char* at = out.room(20); // INT64_MIN: a sign and 19 digits
+    out.commit(static_cast<size_t>(std::to_chars(at, at + 20, value).ptr - at));
 }
 
 void
-append_hex(std::string& out, uint64_t value)
+append_hex(byte_buffer& out, uint64_t value)
 {
-    char buf[24] = {'0', 'x'};
-    auto end     = std::to_chars(buf + 2, buf + sizeof(buf), value, 16).ptr;
-    out.append(buf, static_cast<size_t>(end - buf));
+    char* at = out.room(18); // "0x" and 16 digits
+    at[0]    = '0';
+    at[1]    = 'x';
+    out.commit(static_cast<size_t>(std::to_chars(at + 2, at + 18, value, 16).ptr - at));
 }
 
 std::string
