@@ -19,10 +19,8 @@ namespace rocprof_kfd
 constexpr size_t
 varint_size(uint64_t v)
 {
-    size_t n = 1;
-    for(; v >= 0x80; v >>= 7)
-        ++n;
-    return n;
+    // 7 bits a byte: the number of significant bits, rounded up to sevens (1 for 0).
+    return static_cast<size_t>((64 - __builtin_clzll(v | 1) + 6) / 7);
 }
 
 constexpr uint64_t
@@ -53,6 +51,11 @@ struct proto_message
     size_t size() const { return bytes.size(); }
     void   varint(uint64_t v)
     {
+        if(v < 0x80) // keys, iids, flags: most varints are one byte
+        {
+            bytes.push_back(static_cast<char>(v));
+            return;
+        }
         char*  at = bytes.room(10); // a varint has at most 10 bytes
         size_t n  = 0;
         for(; v >= 0x80; v >>= 7)
