@@ -315,3 +315,88 @@ TEST(writers_golden, perfetto_packets_of_every_kind)
                                "4:{1:10 3:0} 4:{1:11 3:1} 4:{1:12 3:2} 4:{1:13 6:\"unknown_9\"}",
                                timed(5000), "9:2 11:6"));
 }
+
+// Every slice name the writer interns: each record's name_iid names, in the first packet,
+// the name written here by hand.
+TEST(writers_golden, perfetto_interned_slice_name_of_every_trigger)
+{
+    struct named
+    {
+        record      r;
+        const char* name;
+    };
+    std::vector<named> cases;
+    const char*        faults[] = {"write fault (updated)", "write fault (migrated)",
+                                   "read fault (updated)", "read fault (migrated)"};
+    for(int i = 0; i < 4; ++i)
+    {
+        record f     = base(ROCPROFILER_PAGE_MIGRATION_PAGE_FAULT, 10, 20);
+        f.page_fault = {static_cast<uint8_t>(i / 2), static_cast<uint8_t>(i % 2), 0x1234, 0};
+        cases.push_back({f, faults[i]});
+    }
+    const char* migrate[] = {"migrate (none)", "migrate (prefetch)", "migrate (pagefault_gpu)",
+                             "migrate (pagefault_cpu)", "migrate (ttm_eviction)"};
+    for(int t = -1; t <= 3; ++t)
+    {
+        record m               = base(ROCPROFILER_PAGE_MIGRATION_PAGE_MIGRATE, 10, 20);
+        m.page_migrate.to_node = 0x1234;
+        m.page_migrate.trigger = static_cast<rocprofiler_page_migration_trigger_t>(t);
+        cases.push_back({m, migrate[t + 1]});
+    }
+    const char* suspend[] = {"queue suspend (none)",        "queue suspend (svm)",
+                             "queue suspend (userptr)",     "queue suspend (ttm)",
+                             "queue suspend (suspend)",     "queue suspend (criu_checkpoint)",
+                             "queue suspend (criu_restore)"};
+    for(int t = -1; t <= 5; ++t)
+    {
+        record q        = base(ROCPROFILER_PAGE_MIGRATION_QUEUE_SUSPEND, 10, 20);
+        q.queue_suspend = {0, 0x1234,
+                           static_cast<rocprofiler_page_migration_queue_suspend_trigger_t>(t)};
+        cases.push_back({q, suspend[t + 1]});
+    }
+    const char* unmap[] = {"unmap (none)", "unmap (mmu_notify)", "unmap (mmu_notify_migrate)",
+                           "unmap (unmap_from_cpu)"};
+    for(int t = -1; t <= 2; ++t)
+    {
+        record u         = base(ROCPROFILER_PAGE_MIGRATION_UNMAP_FROM_GPU, 10, 10);
+        u.unmap_from_gpu = {0x1234, 0, 1,
+                            static_cast<rocprofiler_page_migration_unmap_from_gpu_trigger_t>(t)};
+        cases.push_back({u, unmap[t + 1]});
+    }
+
+    scratch        dir;
+    perfetto_trace trace;
+    ASSERT_TRUE(trace.open(dir.file("t.pftrace")));
+    trace.begin_process(golden_run(), 7);
+    for(const auto& c : cases)
+        trace.write(c.r);
+    ASSERT_TRUE(trace.close());
+    std::vector<std::string> got;
+    ASSERT_NO_THROW(got = packets(slurp(dir.file("t.pftrace"))));
+    ASSERT_FALSE(got.empty());
+
+    // iid -> name from the interned event names ("2:{1:<iid> 2:"<name>"}").
+    std::map<std::string, std::string> interned;
+    for(size_t at = got[0].find("2:{1:"); at != std::string::npos; at = got[0].find("2:{1:", at))
+    {
+        size_t space                                    = got[0].find(' ', at);
+        size_t quote                                    = got[0].find('"', space);
+        size_t end                                      = got[0].find('"', quote + 1);
+        interned[got[0].substr(at + 5, space - at - 5)] = got[0].substr(quote + 1, end - quote - 1);
+        at                                              = end;
+    }
+    // The name_iid (field 10) of each begin or instant event, in record order.
+    std::vector<std::string> names;
+    for(const auto& p : got)
+    {
+        if(p.find(" 11:{9:1 ") == std::string::npos && p.find(" 11:{9:3 ") == std::string::npos)
+            continue;
+        size_t at = p.find(" 3:1 10:");
+        ASSERT_NE(at, std::string::npos) << p;
+        size_t iid_end = p.find(' ', at + 8);
+        names.push_back(interned[p.substr(at + 8, iid_end - at - 8)]);
+    }
+    ASSERT_EQ(names.size(), cases.size());
+    for(size_t i = 0; i < cases.size(); ++i)
+        EXPECT_EQ(names[i], cases[i].name) << i;
+}

@@ -97,6 +97,12 @@ const char* const annotation_names[] = {
     "prefetch_node", "preferred_node", "trigger",    "rescheduled"};
 
 // Every slice name the records can have with in-range triggers: iid = index + 1.
+// Slice names are interned in this order (iid = index + 1): the 4 fault names (write/read
+// outer, updated/migrated inner), then for each operation with triggers, in this order, one
+// name per trigger from -1 to its last.
+constexpr int triggered_operations[] = {1, 3, 4};
+constexpr int last_trigger[]         = {0, 3, 0, 5, 2};
+
 std::vector<std::string>
 all_slice_names()
 {
@@ -110,9 +116,8 @@ all_slice_names()
             r.page_fault.migrated   = mg;
             v.push_back(slice_name(r));
         }
-    const int last[] = {0, 3, 0, 5, 2};
-    for(int op : {1, 3, 4})
-        for(int t = -1; t <= last[op]; ++t)
+    for(int op : triggered_operations)
+        for(int t = -1; t <= last_trigger[op]; ++t)
             v.push_back(std::string(op == 1   ? "migrate"
                                     : op == 3 ? "queue suspend"
                                               : "unmap") +
@@ -135,16 +140,19 @@ interned_slice_names()
 uint64_t
 slice_iid(const record& r)
 {
-    // First iid and last trigger of each operation's block: 4 fault names, then migrate
-    // triggers -1..3, queue-suspend triggers -1..5, unmap triggers -1..2.
-    static const uint64_t first_iid[] = {0, 5, 1, 10, 17};
-    static const int      last[]      = {0, 3, 0, 5, 2};
     if(r.operation == ROCPROFILER_PAGE_MIGRATION_PAGE_FAULT)
         return 1 + (r.page_fault.read_fault ? 2 : 0) + (r.page_fault.migrated ? 1 : 0);
-    if(r.operation < 1 || r.operation > 4) return 0;
-    int trigger = record_trigger(r);
-    if(trigger < -1 || trigger > last[r.operation]) return 0;
-    return first_iid[r.operation] + static_cast<uint64_t>(trigger + 1);
+    int      trigger = record_trigger(r);
+    uint64_t first   = 5; // after the fault names
+    for(int op : triggered_operations)
+    {
+        if(op == r.operation)
+            return trigger < -1 || trigger > last_trigger[op]
+                       ? 0
+                       : first + static_cast<uint64_t>(trigger + 1);
+        first += static_cast<uint64_t>(last_trigger[op] + 2);
+    }
+    return 0;
 }
 
 // Annotations are written straight into the event: their size is known beforehand.
