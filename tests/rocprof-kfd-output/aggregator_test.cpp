@@ -159,6 +159,33 @@ TEST(heavy_hitters, evicts_exactly_as_plain_space_saving_does)
     }
 }
 
+// A larger table: its index grows several times and erases run through long probe runs.
+TEST(heavy_hitters, a_grown_table_evicts_as_plain_space_saving_does)
+{
+    std::mt19937_64                         rng(7);
+    heavy_hitters                           hh(300);
+    plain_space_saving                      plain{300, {}};
+    std::uniform_int_distribution<uint64_t> key_of(0, 1999), weight_of(0, 5);
+    for(int i = 0; i < 20000; ++i)
+    {
+        range_key key{key_of(rng) * 4096, 0, static_cast<uint32_t>(i % 3)};
+        auto      w = weight_of(rng);
+        hh.add(key, w).faults += 1;
+        plain.add(key, w);
+    }
+    auto got = hh.all();
+    ASSERT_EQ(got.size(), plain.entries.size());
+    size_t i = 0;
+    for(const auto& [key, value] : plain.entries)
+    {
+        EXPECT_EQ(got[i].key.block, key.block);
+        EXPECT_EQ(got[i].key.b, key.b);
+        EXPECT_EQ(got[i].weight, value.first);
+        EXPECT_EQ(got[i].counters.faults, value.second);
+        ++i;
+    }
+}
+
 TEST(timeline, coarsens_to_512_bins_and_keeps_every_byte)
 {
     timeline        tl;

@@ -10,6 +10,7 @@
 #include "text.hpp"
 
 #include <array>
+#include <initializer_list>
 
 namespace rocprof_kfd
 {
@@ -26,18 +27,12 @@ const char* const csv_headers[5]    = {
 
 namespace
 {
-std::string
-u(uint64_t v)
-{
-    return std::to_string(v);
-}
-
 class csv_writer final : public record_writer
 {
 public:
     bool open(const std::string& dir, const std::string& stem, const run_info& run) override
     {
-        agents_  = run.agents;
+        names_   = csv_agent_names(run.agents);
         bool any = false;
         for(int op = 1; op <= operation_count; ++op)
         {
@@ -52,7 +47,9 @@ public:
     void write(const record& r) override
     {
         if(r.operation < 1 || r.operation > operation_count) return;
-        files_[r.operation].append(csv_row(r, agents_));
+        row_.clear(); // keeps its capacity: no allocation per record
+        append_csv_row(row_, r, names_);
+        files_[r.operation].append(row_.view());
     }
 
     void end_batch() override
@@ -76,52 +73,147 @@ public:
     }
 
 private:
-    std::vector<agent_info>    agents_;
+    csv_agent_names            names_;
+    byte_buffer                row_;
     std::array<output_file, 5> files_;
 };
 } // namespace
 
-std::string
-csv_row(const record& r, const std::vector<agent_info>& agents)
+csv_agent_names::csv_agent_names(const std::vector<agent_info>& agents)
 {
-    uint64_t    start = r.start_timestamp, end = r.end_timestamp;
-    std::string head = u(r.pid) + "," + u(start) + "," + u(end) + ",";
-    std::string dur  = u(end >= start ? end - start : 0) + ",";
+    for(const auto& a : agents)
+        fields_.emplace_back(a.gpu_id, csv_field(a.name));
+}
+
+void
+csv_agent_names::append(byte_buffer& out, uint64_t gpu_id) const
+{
+    for(const auto& [id, field] : fields_)
+        if(id == gpu_id)
+        {
+            out += field;
+            return;
+        }
+    // agent_name's fallbacks hold nothing csv_field would quote.
+    if(gpu_id == 0)
+    {
+        out += "CPU";
+        return;
+    }
+    out += "gpu_id ";
+    append_decimal(out, gpu_id);
+}
+
+namespace
+{
+// "v," for each value.
+void
+append_fields(byte_buffer& out, std::initializer_list<uint64_t> values)
+{
+    for(uint64_t v : values)
+    {
+        append_decimal(out, v);
+        out += ',';
+    }
+}
+
+void
+append_hex_field(byte_buffer& out, uint64_t v)
+{
+    append_hex(out, v);
+    out += ',';
+}
+
+void
+append_agent_field(byte_buffer& out, const csv_agent_names& names, uint64_t gpu_id)
+{
+    names.append(out, gpu_id);
+    out += ',';
+}
+
+void
+append_migrate(byte_buffer& out, const record& r, const csv_agent_names& names)
+{
+    const auto& m = r.page_migrate;
+    append_hex_field(out, m.start_addr);
+    append_hex_field(out, m.end_addr);
+    append_fields(out,
+                  {m.end_addr >= m.start_addr ? m.end_addr - m.start_addr + 1 : 0, m.from_node});
+    append_agent_field(out, names, m.from_node);
+    append_fields(out, {m.to_node});
+    append_agent_field(out, names, m.to_node);
+    append_fields(out, {m.prefetch_node, m.preferred_node});
+    append_trigger_name(out, r.operation, m.trigger);
+}
+
+void
+append_fault(byte_buffer& out, const record& r, const csv_agent_names& names)
+{
+    const auto& f = r.page_fault;
+    append_fields(out, {f.node_id});
+    append_agent_field(out, names, f.node_id);
+    append_hex_field(out, f.address);
+    out += f.read_fault ? "1," : "0,";
+    out += f.migrated ? '1' : '0';
+}
+
+void
+append_suspend(byte_buffer& out, const record& r, const csv_agent_names& names)
+{
+    const auto& q = r.queue_suspend;
+    append_fields(out, {q.node_id});
+    append_agent_field(out, names, q.node_id);
+    append_trigger_name(out, r.operation, q.trigger);
+    out += q.rescheduled ? ",1" : ",0";
+}
+
+void
+append_unmap(byte_buffer& out, const record& r, const csv_agent_names& names)
+{
+    const auto& m = r.unmap_from_gpu;
+    append_fields(out, {m.node_id});
+    append_agent_field(out, names, m.node_id);
+    append_hex_field(out, m.start_addr);
+    append_hex_field(out, m.end_addr);
+    append_trigger_name(out, r.operation, m.trigger);
+}
+} // namespace
+
+void
+append_csv_row(byte_buffer& out, const record& r, const csv_agent_names& names)
+{
+    uint64_t start = r.start_timestamp, end = r.end_timestamp;
+    uint64_t duration = end >= start ? end - start : 0;
     switch(r.operation)
     {
     case ROCPROFILER_PAGE_MIGRATION_PAGE_MIGRATE:
-    {
-        const auto& m = r.page_migrate;
-        return head + dur + hex(m.start_addr) + "," + hex(m.end_addr) + "," +
-               u(m.end_addr >= m.start_addr ? m.end_addr - m.start_addr + 1 : 0) + "," +
-               u(m.from_node) + "," + csv_field(agent_name(agents, m.from_node)) + "," +
-               u(m.to_node) + "," + csv_field(agent_name(agents, m.to_node)) + "," +
-               u(m.prefetch_node) + "," + u(m.preferred_node) + "," +
-               trigger_name(r.operation, m.trigger) + "\n";
-    }
+        append_fields(out, {r.pid, start, end, duration});
+        append_migrate(out, r, names);
+        break;
     case ROCPROFILER_PAGE_MIGRATION_PAGE_FAULT:
-    {
-        const auto& f = r.page_fault;
-        return head + dur + u(f.node_id) + "," + csv_field(agent_name(agents, f.node_id)) + "," +
-               hex(f.address) + "," + (f.read_fault ? "1" : "0") + "," + (f.migrated ? "1" : "0") +
-               "\n";
-    }
+        append_fields(out, {r.pid, start, end, duration});
+        append_fault(out, r, names);
+        break;
     case ROCPROFILER_PAGE_MIGRATION_QUEUE_SUSPEND:
-    {
-        const auto& q = r.queue_suspend;
-        return head + dur + u(q.node_id) + "," + csv_field(agent_name(agents, q.node_id)) + "," +
-               trigger_name(r.operation, q.trigger) + "," + (q.rescheduled ? "1" : "0") + "\n";
-    }
+        append_fields(out, {r.pid, start, end, duration});
+        append_suspend(out, r, names);
+        break;
     case ROCPROFILER_PAGE_MIGRATION_UNMAP_FROM_GPU:
-    {
-        const auto& m = r.unmap_from_gpu;
-        return head + u(m.node_id) + "," + csv_field(agent_name(agents, m.node_id)) + "," +
-               hex(m.start_addr) + "," + hex(m.end_addr) + "," +
-               trigger_name(r.operation, m.trigger) + "\n";
-    }
+        append_fields(out, {r.pid, start, end}); // an instant: no duration column
+        append_unmap(out, r, names);
+        break;
     default:
-        return "";
+        return;
     }
+    out += '\n';
+}
+
+std::string
+csv_row(const record& r, const std::vector<agent_info>& agents)
+{
+    byte_buffer out;
+    append_csv_row(out, r, csv_agent_names(agents));
+    return out.str();
 }
 
 std::unique_ptr<record_writer>

@@ -11,7 +11,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <tuple>
-#include <unordered_map>
 #include <vector>
 
 namespace rocprof_kfd
@@ -68,21 +67,10 @@ private:
         uint64_t       weight = 0;
         range_counters counters;
     };
-    struct key_hash
+    struct stored
     {
-        size_t operator()(const range_key& k) const noexcept
-        {
-            uint64_t h = k.block * 0x9e3779b97f4a7c15ull;
-            h ^= (uint64_t{k.a} << 32 | k.b) * 0xc2b2ae3d27d4eb4full;
-            return static_cast<size_t>(h ^ (h >> 29));
-        }
-    };
-    struct key_equal
-    {
-        bool operator()(const range_key& x, const range_key& y) const noexcept
-        {
-            return x.block == y.block && x.a == y.a && x.b == y.b;
-        }
+        range_key key;
+        slot      value;
     };
     // (weight, key) of every entry, lightest first (a min-heap), each with the weight it
     // had when pushed: weights only grow, so an entry's pushed weight is at most its weight
@@ -93,9 +81,20 @@ private:
     uint64_t                 evict_lightest(); // returns its weight
     std::vector<heavy_entry> unordered_entries() const;
 
-    size_t                                                   capacity_;
-    std::unordered_map<range_key, slot, key_hash, key_equal> entries_;
-    std::vector<heap_item>                                   heap_;
-    bool                                                     evicted_ = false;
+    // The entries: a dense array, and an index over it with open addressing (linear
+    // probing, backward-shift deletion; a power of two at least twice the entries, grown
+    // as they come): no heap node per key, one hash per lookup, 4 bytes per index cell.
+    static constexpr uint32_t empty_cell = UINT32_MAX;
+    size_t                    cell_of(const range_key& key) const; // its cell or an empty one
+    stored*                   find(const range_key& key);
+    stored&                   insert(const range_key& key, uint64_t weight);
+    void                      erase(const range_key& key);
+    void                      rebuild_index(size_t cells);
+
+    size_t                 capacity_;
+    std::vector<stored>    entries_;
+    std::vector<uint32_t>  index_; // entries_ position, or empty_cell
+    std::vector<heap_item> heap_;
+    bool                   evicted_ = false;
 };
 } // namespace rocprof_kfd

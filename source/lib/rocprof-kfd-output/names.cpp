@@ -1,6 +1,8 @@
 // MIT License - see LICENSE.
 #include "names.hpp"
 
+#include "text.hpp"
+
 #include <cstring>
 
 namespace rocprof_kfd
@@ -100,10 +102,27 @@ record_trigger(const record& r)
 std::string
 trigger_name(int operation, int trigger)
 {
-    if(trigger == -1) return "none";
+    byte_buffer out;
+    append_trigger_name(out, operation, trigger);
+    return out.str();
+}
+
+void
+append_trigger_name(byte_buffer& out, int operation, int trigger)
+{
+    if(trigger == -1)
+    {
+        out += "none";
+        return;
+    }
     trigger_table t = triggers_of(operation);
-    if(trigger >= 0 && trigger < t.count) return t.names[trigger];
-    return "unknown_" + std::to_string(trigger);
+    if(trigger >= 0 && trigger < t.count)
+    {
+        out += t.names[trigger];
+        return;
+    }
+    out += "unknown_";
+    append_signed(out, trigger);
 }
 
 int

@@ -4,6 +4,7 @@
 // contract's enum names without their prefix).
 #pragma once
 
+#include "byte_buffer.hpp"
 #include "model.hpp"
 
 #include <string>
@@ -22,6 +23,8 @@ int record_trigger(const record& r);
 // Trigger name of an operation's trigger value ("pagefault_gpu", "svm", "mmu_notify", ...;
 // "none" for -1, "unknown_<n>" outside the enum).
 std::string trigger_name(int operation, int trigger);
+// trigger_name appended to out (no allocation once out has grown).
+void append_trigger_name(byte_buffer& out, int operation, int trigger);
 // Inverse of trigger_name (-1 when unknown).
 int trigger_from_name(int operation, const std::string& name);
 

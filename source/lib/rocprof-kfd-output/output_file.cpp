@@ -79,9 +79,13 @@ output_file::flush()
     if(fd_ < 0 || failed_) return false;
     // Data and tail in one write: the file is whole units followed by the tail, or (after an
     // error) cut back to the whole units written before.
-    std::string data  = buffer_ + tail_;
+    size_t units = buffer_.size();
+    buffer_.append(tail_); // taken off again below: the buffer keeps its capacity
+    std::string_view data(buffer_);
     committed_before_ = committed_;
-    if(!write_at(committed_, data))
+    bool written      = write_at(committed_, data);
+    buffer_.resize(units);
+    if(!written)
     {
         int error = errno;
         if(::ftruncate(fd_, static_cast<off_t>(committed_)) == 0 && !tail_.empty())
@@ -89,7 +93,7 @@ output_file::flush()
         fail("cannot write", error);
         return false;
     }
-    committed_ += buffer_.size();
+    committed_ += units;
     buffer_.clear();
     size_t previous_tail = written_tail_;
     written_tail_        = tail_.size();

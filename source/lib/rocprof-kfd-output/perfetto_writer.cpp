@@ -97,6 +97,12 @@ const char* const annotation_names[] = {
     "prefetch_node", "preferred_node", "trigger",    "rescheduled"};
 
 // Every slice name the records can have with in-range triggers: iid = index + 1.
+// Slice names are interned in this order (iid = index + 1): the 4 fault names (write/read
+// outer, updated/migrated inner), then for each operation with triggers, in this order, one
+// name per trigger from -1 to its last.
+constexpr int triggered_operations[] = {1, 3, 4};
+constexpr int last_trigger[]         = {0, 3, 0, 5, 2};
+
 std::vector<std::string>
 all_slice_names()
 {
@@ -110,9 +116,8 @@ all_slice_names()
             r.page_fault.migrated   = mg;
             v.push_back(slice_name(r));
         }
-    const int last[] = {0, 3, 0, 5, 2};
-    for(int op : {1, 3, 4})
-        for(int t = -1; t <= last[op]; ++t)
+    for(int op : triggered_operations)
+        for(int t = -1; t <= last_trigger[op]; ++t)
             v.push_back(std::string(op == 1   ? "migrate"
                                     : op == 3 ? "queue suspend"
                                               : "unmap") +
@@ -130,35 +135,58 @@ interned_slice_names()
     return *names;
 }
 
+// The interned iid of slice_name(r), in the order all_slice_names() lists them (0 for a
+// trigger outside the enum, whose name is then written in full).
 uint64_t
-slice_iid(const std::string& name)
+slice_iid(const record& r)
 {
-    const auto& names = interned_slice_names();
-    for(size_t i = 0; i < names.size(); ++i)
-        if(names[i] == name) return i + 1;
+    if(r.operation == ROCPROFILER_PAGE_MIGRATION_PAGE_FAULT)
+        return 1 + (r.page_fault.read_fault ? 2 : 0) + (r.page_fault.migrated ? 1 : 0);
+    int      trigger = record_trigger(r);
+    uint64_t first   = 5; // after the fault names
+    for(int op : triggered_operations)
+    {
+        if(op == r.operation)
+            return trigger < -1 || trigger > last_trigger[op]
+                       ? 0
+                       : first + static_cast<uint64_t>(trigger + 1);
+        first += static_cast<uint64_t>(last_trigger[op] + 2);
+    }
     return 0;
 }
 
+// Annotations are written straight into the event: their size is known beforehand.
 void
 add_uint_annotation(proto_message& ev, uint64_t name, uint64_t value, uint32_t kind)
 {
-    proto_message a;
-    a.add_uint(debug_annotation::name_iid, name);
-    a.add_uint(kind, value);
-    ev.add_message(track_event::debug_annotations, a);
+    ev.begin_message(track_event::debug_annotations,
+                     uint_field_size(debug_annotation::name_iid, name) +
+                         uint_field_size(kind, value));
+    ev.add_uint(debug_annotation::name_iid, name);
+    ev.add_uint(kind, value);
 }
 
 void
-add_string_annotation(proto_message& ev, uint64_t name, const std::string& value)
+add_string_annotation(proto_message& ev, uint64_t name, std::string_view value)
 {
-    proto_message a;
-    a.add_uint(debug_annotation::name_iid, name);
-    a.add_string(debug_annotation::string_value, value);
-    ev.add_message(track_event::debug_annotations, a);
+    ev.begin_message(track_event::debug_annotations,
+                     uint_field_size(debug_annotation::name_iid, name) +
+                         bytes_field_size(debug_annotation::string_value, value.size()));
+    ev.add_uint(debug_annotation::name_iid, name);
+    ev.add_string(debug_annotation::string_value, value);
 }
 
 void
-annotate(proto_message& ev, const record& r)
+add_trigger_annotation(proto_message& ev, byte_buffer& scratch, int operation, int trigger)
+{
+    scratch.clear();
+    append_trigger_name(scratch, operation, trigger);
+    add_string_annotation(ev, ann_trigger, scratch.view());
+}
+
+// scratch: a reused buffer for the trigger's name.
+void
+annotate(proto_message& ev, byte_buffer& scratch, const record& r)
 {
     using namespace debug_annotation;
     add_uint_annotation(ev, ann_pid, r.pid, uint_value);
@@ -182,12 +210,12 @@ annotate(proto_message& ev, const record& r)
         add_uint_annotation(ev, ann_to_node, m.to_node, uint_value);
         add_uint_annotation(ev, ann_prefetch_node, m.prefetch_node, uint_value);
         add_uint_annotation(ev, ann_preferred_node, m.preferred_node, uint_value);
-        add_string_annotation(ev, ann_trigger, trigger_name(r.operation, m.trigger));
+        add_trigger_annotation(ev, scratch, r.operation, m.trigger);
         break;
     }
     case ROCPROFILER_PAGE_MIGRATION_QUEUE_SUSPEND:
         add_uint_annotation(ev, ann_node_id, r.queue_suspend.node_id, uint_value);
-        add_string_annotation(ev, ann_trigger, trigger_name(r.operation, r.queue_suspend.trigger));
+        add_trigger_annotation(ev, scratch, r.operation, r.queue_suspend.trigger);
         add_uint_annotation(ev, ann_rescheduled, r.queue_suspend.rescheduled, bool_value);
         break;
     case ROCPROFILER_PAGE_MIGRATION_UNMAP_FROM_GPU:
@@ -196,7 +224,7 @@ annotate(proto_message& ev, const record& r)
         add_uint_annotation(ev, ann_node_id, m.node_id, uint_value);
         add_uint_annotation(ev, ann_start_addr, m.start_addr, pointer_value);
         add_uint_annotation(ev, ann_end_addr, m.end_addr, pointer_value);
-        add_string_annotation(ev, ann_trigger, trigger_name(r.operation, m.trigger));
+        add_trigger_annotation(ev, scratch, r.operation, m.trigger);
         break;
     }
     default:
@@ -204,24 +232,31 @@ annotate(proto_message& ev, const record& r)
     }
 }
 
-proto_message
-timed_packet(uint64_t ts)
+// Appends to out a Trace.packet field: a packet at ts holding the TrackEvent ev. The
+// packet's size is known beforehand, so it is written in place (no nested copy).
+void
+append_timed_packet(proto_message& out, uint64_t ts, const proto_message& ev)
 {
-    proto_message p;
-    p.add_uint(trace_packet::timestamp, ts);
-    p.add_uint(trace_packet::timestamp_clock_id, builtin_clock_boottime);
-    p.add_uint(trace_packet::trusted_packet_sequence_id, sequence_id);
-    p.add_uint(trace_packet::sequence_flags, seq_needs_incremental_state);
-    return p;
+    size_t size = uint_field_size(trace_packet::timestamp, ts) +
+                  uint_field_size(trace_packet::timestamp_clock_id, builtin_clock_boottime) +
+                  uint_field_size(trace_packet::trusted_packet_sequence_id, sequence_id) +
+                  uint_field_size(trace_packet::sequence_flags, seq_needs_incremental_state) +
+                  bytes_field_size(trace_packet::track_event, ev.size());
+    out.begin_message(trace_packet_field, size);
+    out.add_uint(trace_packet::timestamp, ts);
+    out.add_uint(trace_packet::timestamp_clock_id, builtin_clock_boottime);
+    out.add_uint(trace_packet::trusted_packet_sequence_id, sequence_id);
+    out.add_uint(trace_packet::sequence_flags, seq_needs_incremental_state);
+    out.add_message(trace_packet::track_event, ev);
 }
 } // namespace
 
 void
 perfetto_trace::emit(const proto_message& packet)
 {
-    proto_message framed;
-    framed.add_message(trace_packet_field, packet);
-    file_.append(framed.bytes);
+    frame_.clear();
+    frame_.add_message(trace_packet_field, packet);
+    file_.append(frame_.bytes.view());
 }
 
 bool
@@ -323,35 +358,28 @@ perfetto_trace::write(const record& r)
     size_t   lane    = instant ? 0 : lanes_.assign({process_index_, gpu, r.operation}, start, end);
     uint64_t track   = lane_track(gpu, r.operation, lane);
 
-    proto_message ev;
+    proto_message& ev = event_;
+    ev.clear();
     ev.add_uint(track_event::type,
                 instant ? track_event::type_instant : track_event::type_slice_begin);
     ev.add_uint(track_event::track_uuid, track);
     ev.add_uint(track_event::category_iids, 1);
-    std::string name = slice_name(r);
-    if(uint64_t iid = slice_iid(name))
+    if(uint64_t iid = slice_iid(r))
         ev.add_uint(track_event::name_iid, iid);
     else
-        ev.add_string(track_event::name, name);
-    annotate(ev, r);
-    proto_message begin = timed_packet(start);
-    begin.add_message(trace_packet::track_event, ev);
-    if(instant)
+        ev.add_string(track_event::name, slice_name(r));
+    annotate(ev, scratch_, r);
+    frame_.clear();
+    append_timed_packet(frame_, start, ev);
+    if(!instant)
     {
-        emit(begin);
-        return;
+        // Begin and end in one unit: a file cut by a write error never holds half a slice.
+        ev.clear();
+        ev.add_uint(track_event::type, track_event::type_slice_end);
+        ev.add_uint(track_event::track_uuid, track);
+        append_timed_packet(frame_, end, ev);
     }
-
-    proto_message close;
-    close.add_uint(track_event::type, track_event::type_slice_end);
-    close.add_uint(track_event::track_uuid, track);
-    proto_message endp = timed_packet(end);
-    endp.add_message(trace_packet::track_event, close);
-    // Begin and end in one unit: a file cut by a write error never holds half a slice.
-    proto_message both;
-    both.add_message(trace_packet_field, begin);
-    both.add_message(trace_packet_field, endp);
-    file_.append(both.bytes);
+    file_.append(frame_.bytes.view());
 }
 
 void
@@ -370,9 +398,9 @@ perfetto_trace::write_counters(const summary_builder& s)
             ev.add_uint(track_event::type, track_event::type_counter);
             ev.add_uint(track_event::track_uuid, track);
             ev.add_double(track_event::double_counter_value, value);
-            proto_message p = timed_packet(tl.start_ns() + i * tl.bin_ns());
-            p.add_message(trace_packet::track_event, ev);
-            emit(p);
+            frame_.clear();
+            append_timed_packet(frame_, tl.start_ns() + i * tl.bin_ns(), ev);
+            file_.append(frame_.bytes.view());
         }
     };
     for(const auto& [dir, v] : tl.migration_bytes())

@@ -56,5 +56,9 @@ private:
     uint64_t                                                        next_uuid_     = 1;
     lane_allocator                                                  lanes_;
     std::map<std::tuple<uint32_t, uint32_t, int, size_t>, uint64_t> tracks_;
+    // Reused for every record (no allocation per record once grown): the track event, the
+    // framed packets of one unit, the trigger's name.
+    proto_message event_, frame_;
+    byte_buffer   scratch_;
 };
 } // namespace rocprof_kfd

@@ -1,6 +1,7 @@
 // MIT License - see LICENSE.
 #include "text.hpp"
 
+#include <charconv>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -65,9 +66,32 @@ json_string(std::string_view text)
 std::string
 hex(uint64_t value)
 {
-    char buf[24];
-    std::snprintf(buf, sizeof(buf), "0x%" PRIx64, value);
-    return buf;
+    byte_buffer out;
+    append_hex(out, value);
+    return out.str();
+}
+
+void
+append_decimal(byte_buffer& out, uint64_t value)
+{
+    char* at = out.room(20); // UINT64_MAX has 20 digits
+    out.commit(static_cast<size_t>(std::to_chars(at, at + 20, value).ptr - at));
+}
+
+void
+append_signed(byte_buffer& out, int64_t value)
+{
+    char* at = out.room(20); // INT64_MIN: a sign and 19 digits
+    out.commit(static_cast<size_t>(std::to_chars(at, at + 20, value).ptr - at));
+}
+
+void
+append_hex(byte_buffer& out, uint64_t value)
+{
+    char* at = out.room(18); // "0x" and 16 digits
+    at[0]    = '0';
+    at[1]    = 'x';
+    out.commit(static_cast<size_t>(std::to_chars(at + 2, at + 18, value, 16).ptr - at));
 }
 
 std::string

@@ -3,6 +3,8 @@
 // Small text helpers of the writers: JSON string escaping, hex addresses, RFC 4180 fields.
 #pragma once
 
+#include "byte_buffer.hpp"
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -20,4 +22,10 @@ std::string csv_field(std::string_view text);
 std::string decimal(double value);
 // Nanoseconds as microseconds with 3 decimals ("12.345"), for the Chrome trace.
 std::string micros(uint64_t ns);
+
+// Appenders for the writers' hot paths: the same text as std::to_string / hex(), written
+// into a buffer the caller reuses (no allocation once it has grown).
+void append_decimal(byte_buffer& out, uint64_t value);
+void append_signed(byte_buffer& out, int64_t value);
+void append_hex(byte_buffer& out, uint64_t value);
 } // namespace rocprof_kfd

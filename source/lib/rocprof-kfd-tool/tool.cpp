@@ -28,6 +28,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <sys/utsname.h>
@@ -46,6 +47,7 @@ struct tool_state
     std::unique_ptr<summary_builder>            summary;
     std::vector<std::unique_ptr<record_writer>> writers;
     output_file                                 raw;
+    std::string                                 raw_line; // reused: no allocation per event
     bool                                        raw_enabled    = false;
     bool                                        summary_format = false;
     std::mutex                                  lock;
@@ -158,13 +160,13 @@ fill_run_info(tool_state& s)
 }
 
 // Text of a raw event: the bytes up to the last non-NUL one (lines may hold NUL bytes).
-std::string
+std::string_view
 raw_text(const rocprofiler_kfd_event_record_t& e)
 {
     size_t n = sizeof(e.text);
     while(n > 0 && e.text[n - 1] == '\0')
         --n;
-    return std::string(e.text, n);
+    return std::string_view(e.text, n);
 }
 
 void
@@ -221,7 +223,9 @@ on_records(rocprofiler_context_id_t, rocprofiler_buffer_id_t, rocprofiler_record
                     s->raw_enabled)
             {
                 const auto& e = *static_cast<const rocprofiler_kfd_event_record_t*>(h->payload);
-                s->raw.append(raw_text(e) + "\n");
+                s->raw_line.assign(raw_text(e));
+                s->raw_line += '\n';
+                s->raw.append(s->raw_line); // one line, one unit
             }
         }
         for(auto& w : s->writers)
