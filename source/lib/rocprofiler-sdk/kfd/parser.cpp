@@ -1518,22 +1518,32 @@ parse_line(std::string_view line, event& out) noexcept
     return parse_line_sse2(line, out);
 }
 
-parse_result
-parse_line_dispatch(std::string_view line, event& out, const event_handlers& handlers) noexcept
+namespace
 {
-#if defined(__SSE2__) && defined(KFD_HAVE_AVX2)
-    if(fits_masked(line) && simd() == simd_level::avx2)
-        return line.size() <= masked_narrow_max
-                   ? parse_line_masked_avx2_dispatch<uint64_t>(line, out, handlers)
-                   : parse_line_masked_avx2_dispatch<wide_bits>(line, out, handlers);
-#endif
-    // Other CPUs and lengths: the event's own look-up of its handler.
+// Other CPUs and lengths: parse_line, then the event's own look-up of its handler. Out of
+// line, so that parse_line_dispatch's common path is a tail call with no frame.
+__attribute__((noinline)) parse_result
+parse_line_then_dispatch(std::string_view line, event& out, const event_handlers& handlers) noexcept
+{
     const parse_result result = parse_line(line, out);
     if(result == parse_result::ok && out.id < event_handlers::slot_count)
     {
         if(const auto handler = handlers.on_id[out.id]) handler(handlers.context, out, line);
     }
     return result;
+}
+} // namespace
+
+parse_result
+parse_line_dispatch(std::string_view line, event& out, const event_handlers& handlers) noexcept
+{
+#if defined(__SSE2__) && defined(KFD_HAVE_AVX2)
+    if(fits_masked(line) && simd_cache().load(std::memory_order_relaxed) == simd_level::avx2)
+        return line.size() <= masked_narrow_max
+                   ? parse_line_masked_avx2_dispatch<uint64_t>(line, out, handlers)
+                   : parse_line_masked_avx2_dispatch<wide_bits>(line, out, handlers);
+#endif
+    return parse_line_then_dispatch(line, out, handlers); // asks the CPU on first use
 }
 
 parse_result
