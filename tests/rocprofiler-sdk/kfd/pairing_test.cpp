@@ -36,6 +36,44 @@ ev(std::string_view line)
     return parsed;
 }
 
+// One event into the engine: through process(), or, in the binary built with
+// KFD_PAIRING_BY_ENTRY_POINT (test-kfd-pairing-entry-points), through the entry point of its
+// id (the kernel's ids, kfd-smi-interface.md), as parse_line_dispatch's handlers call them:
+// every test of this file then checks the entry points against the same expected records.
+bool
+pair_one(pairing_engine& engine, const event& e, record_t& out)
+{
+#if defined(KFD_PAIRING_BY_ENTRY_POINT)
+    switch(e.id)
+    {
+    case 5:
+        engine.on_migrate_start(e);
+        return false;
+    case 6:
+        return engine.on_migrate_end(e, out);
+    case 7:
+        engine.on_page_fault_start(e);
+        return false;
+    case 8:
+        return engine.on_page_fault_end(e, out);
+    case 9:
+        engine.on_queue_eviction(e);
+        return false;
+    case 10:
+        return engine.on_queue_restore(e, out);
+    case 11:
+        return engine.on_unmap_from_gpu(e, out);
+    case 14:
+        engine.on_id_14(e);
+        return false;
+    default:
+        return false; // no pairing role: the handlers call no entry point
+    }
+#else
+    return engine.process(e, out);
+#endif
+}
+
 // A record full of a marker byte, to see that process() leaves `out` alone or overwrites
 // every byte.
 record_t
@@ -58,7 +96,7 @@ void
 feed_no_record(pairing_engine& engine, std::string_view line)
 {
     record_t out = poisoned_record();
-    EXPECT_FALSE(engine.process(ev(line), out)) << "line: [" << line << "]";
+    EXPECT_FALSE(pair_one(engine, ev(line), out)) << "line: [" << line << "]";
     EXPECT_TRUE(is_poisoned(out)) << "out was written for [" << line << "]";
 }
 
@@ -67,7 +105,7 @@ record_t
 feed_record(pairing_engine& engine, std::string_view line)
 {
     record_t out = poisoned_record();
-    EXPECT_TRUE(engine.process(ev(line), out)) << "line: [" << line << "]";
+    EXPECT_TRUE(pair_one(engine, ev(line), out)) << "line: [" << line << "]";
     return out;
 }
 
@@ -336,7 +374,7 @@ TEST(kfd_pairing, id14_dropped_events_drop_every_outstanding_start)
     rocprofiler::kfd::resolve_id14(resolved, 0x17);
     ASSERT_EQ(resolved.kind14, id14_kind::rescheduled_restore);
     record_t r = poisoned_record();
-    ASSERT_FALSE(engine.process(resolved, r)); // the queues stay evicted
+    ASSERT_FALSE(pair_one(engine, resolved, r)); // the queues stay evicted
     EXPECT_EQ(engine.outstanding(), 1u);
     r = feed_record(engine, "a 20000000010 -5 17 0");
     EXPECT_EQ(r.queue_suspend.rescheduled, 1u);
@@ -409,9 +447,9 @@ TEST(kfd_pairing, other_ids_produce_nothing)
         feed_no_record(engine, line);
     record_t out   = poisoned_record();
     event    blank = {};
-    EXPECT_FALSE(engine.process(blank, out)); // id 0
+    EXPECT_FALSE(pair_one(engine, blank, out)); // id 0
     blank.id = 99;
-    EXPECT_FALSE(engine.process(blank, out));
+    EXPECT_FALSE(pair_one(engine, blank, out));
     EXPECT_TRUE(is_poisoned(out));
     expect_counters(engine, 0, 0, 0, 0);
     EXPECT_EQ(engine.outstanding(), 0u);
@@ -548,7 +586,7 @@ TEST(kfd_pairing, zero_timestamps_never_make_records)
     event start         = ev("7 10 -1 @20(1) R");
     start.has_timestamp = false;
     record_t out        = poisoned_record();
-    EXPECT_FALSE(engine.process(start, out));
+    EXPECT_FALSE(pair_one(engine, start, out));
     expect_counters(engine, 0, 3, 2, 0);
 }
 
@@ -929,7 +967,7 @@ run_stream(pairing_engine& engine, const std::vector<pair_generator::stream_even
         (item.is_end ? result.ends : result.starts) += 1;
         if(item.is_middle) --result.ends; // a rescheduled restore: neither start nor end
         record_t   out         = poisoned_record();
-        const bool produced    = engine.process(parsed, out);
+        const bool produced    = pair_one(engine, parsed, out);
         result.max_outstanding = std::max(result.max_outstanding, engine.outstanding());
         if(!produced) continue;
         ++result.records;

@@ -17,6 +17,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 using namespace std::literals;
@@ -67,7 +68,38 @@ printable(std::string_view line)
     return out;
 }
 
-// Parses with both; counts disagreements (reports the first few).
+// A handler table whose every entry records its call: which slot, the event, the line.
+struct dispatch_log
+{
+    int              calls = 0;
+    uint32_t         slot  = 0;
+    event            ev{};
+    std::string_view line;
+};
+
+template <uint32_t slot>
+void
+record_call(void* context, event& ev, std::string_view line)
+{
+    auto& log = *static_cast<dispatch_log*>(context);
+    ++log.calls;
+    log.slot = slot;
+    log.ev   = ev;
+    log.line = line;
+}
+
+template <uint32_t... slot>
+rocprofiler::kfd::event_handlers
+recording_handlers(dispatch_log& log, std::integer_sequence<uint32_t, slot...>)
+{
+    rocprofiler::kfd::event_handlers h;
+    h.context = &log;
+    ((h.on_id[slot] = record_call<slot>), ...);
+    return h;
+}
+
+// Parses with both; counts disagreements (reports the first few). parse_line_dispatch must
+// agree too, and call exactly the handler of the parsed id when the line is ok, else none.
 struct twin_checker
 {
     uint64_t checked   = 0;
@@ -76,26 +108,37 @@ struct twin_checker
 
     void check(std::string_view line)
     {
-        event      fast{}, avx2{}, ssse3{}, sse2{}, swar{}, scalar{};
-        const auto a  = parse_line(line, fast);
-        const auto v2 = parse_line_avx2(line, avx2);
-        const auto s3 = parse_line_ssse3(line, ssse3);
-        const auto s2 = parse_line_sse2(line, sse2);
-        const auto w  = parse_line_swar(line, swar);
-        const auto b  = parse_line_scalar(line, scalar);
+        event        fast{}, avx2{}, ssse3{}, sse2{}, swar{}, scalar{};
+        const auto   a  = parse_line(line, fast);
+        const auto   v2 = parse_line_avx2(line, avx2);
+        const auto   s3 = parse_line_ssse3(line, ssse3);
+        const auto   s2 = parse_line_sse2(line, sse2);
+        const auto   w  = parse_line_swar(line, swar);
+        const auto   b  = parse_line_scalar(line, scalar);
+        dispatch_log log;
+        event        dispatched{};
+        const auto   d = rocprofiler::kfd::parse_line_dispatch(
+              line, dispatched, recording_handlers(log, std::make_integer_sequence<uint32_t, 15>{}));
+        const bool dispatch_agrees =
+            d == b && same_event(dispatched, scalar) &&
+            (b == parse_result::ok
+                 ? log.calls == 1 && log.slot == scalar.id && same_event(log.ev, scalar) &&
+                       log.line.data() == line.data() && log.line.size() == line.size()
+                 : log.calls == 0);
         ++checked;
         ok += a == parse_result::ok;
         if(a == b && v2 == b && s3 == b && s2 == b && w == b && same_event(fast, scalar) &&
            same_event(avx2, scalar) && same_event(ssse3, scalar) && same_event(sse2, scalar) &&
-           same_event(swar, scalar))
+           same_event(swar, scalar) && dispatch_agrees)
             return;
         if(++disagreed <= 10)
             ADD_FAILURE() << "the parsers disagree on [" << printable(line)
                           << "]: " << static_cast<int>(a) << " (parse_line), "
                           << static_cast<int>(v2) << " (AVX2), " << static_cast<int>(s3)
                           << " (SSSE3), " << static_cast<int>(s2) << " (SSE2), "
-                          << static_cast<int>(w) << " (SWAR) vs " << static_cast<int>(b)
-                          << " (scalar)";
+                          << static_cast<int>(w) << " (SWAR), " << static_cast<int>(d)
+                          << " (dispatch, " << log.calls << " calls of handler " << log.slot
+                          << ") vs " << static_cast<int>(b) << " (scalar)";
     }
 };
 

@@ -136,13 +136,16 @@ add_raw(chunk_delivery& cd, gpu_stream& stream, const event& ev, std::string_vie
     }
 }
 
+// One of the pairing engine's entry points that can complete a record (on_page_fault_end...).
+using pairing_end = bool (pairing_engine::*)(const event&, migration_record&) noexcept;
+
 // Pairs the event; a record it completes is built in place in the first page-migration
 // destination's batch, and copied for any further one that wants its operation. Returns
 // whether the engine completed a record. Out of line: the general case (none or several
 // services, or a batch that cannot grow), whose record on the stack would otherwise give
 // every line's frame its size.
 __attribute__((noinline)) bool
-pair_and_copy(chunk_delivery& cd, gpu_stream& stream, const event& ev)
+pair_and_copy(chunk_delivery& cd, gpu_stream& stream, const event& ev, pairing_end end)
 {
     constexpr auto    kind = ROCPROFILER_BUFFER_TRACING_PAGE_MIGRATION;
     migration_record  local;
@@ -151,7 +154,7 @@ pair_and_copy(chunk_delivery& cd, gpu_stream& stream, const event& ev)
         room = static_cast<migration_record*>(
             cd.batches[cd.paired.front().batch].records.reserve(sizeof(migration_record)));
     migration_record* out = room != nullptr ? room : &local;
-    if(!stream.pairing.process(ev, *out)) return false;
+    if(!(stream.pairing.*end)(ev, *out)) return false;
     const uint64_t bit = uint64_t{1} << out->operation;
     if(cd.paired.size() == 1 && out == room)
     {
@@ -167,9 +170,10 @@ pair_and_copy(chunk_delivery& cd, gpu_stream& stream, const event& ev)
 }
 
 // The common case, one page-migration service: the record is built where its batch keeps
-// it and committed if the service traces its operation.
-bool
-pair_and_add(chunk_delivery& cd, gpu_stream& stream, const event& ev)
+// it and committed if the service traces its operation. `end` is a constant in each caller
+// (inlined: a direct call).
+__attribute__((always_inline)) inline bool
+pair_and_add(chunk_delivery& cd, gpu_stream& stream, const event& ev, pairing_end end)
 {
     if(cd.sole_paired != nullptr)
     {
@@ -177,7 +181,7 @@ pair_and_add(chunk_delivery& cd, gpu_stream& stream, const event& ev)
             static_cast<migration_record*>(cd.sole_paired->reserve(sizeof(migration_record)));
         if(room != nullptr)
         {
-            if(!stream.pairing.process(ev, *room)) return false;
+            if(!(stream.pairing.*end)(ev, *room)) return false;
             if(cd.sole_paired_operations & (uint64_t{1} << room->operation))
                 cd.sole_paired->commit(ROCPROFILER_BUFFER_CATEGORY_TRACING,
                                        ROCPROFILER_BUFFER_TRACING_PAGE_MIGRATION,
@@ -185,7 +189,7 @@ pair_and_add(chunk_delivery& cd, gpu_stream& stream, const event& ev)
             return true;
         }
     }
-    return pair_and_copy(cd, stream, ev);
+    return pair_and_copy(cd, stream, ev, end);
 }
 
 // What one read's lines add to the stream's counters (published once per read).
@@ -213,29 +217,124 @@ note_malformed(const gpu_stream& stream, chunk_tally& tally)
     }
 }
 
-void
-handle_line(const process_filter& filter, chunk_delivery& cd, gpu_stream& stream,
-            std::string_view line, uint64_t now, chunk_tally& tally)
+// What the handlers of one read share (event_handlers::context).
+struct read_context
 {
-    event& ev = cd.scratch; // parse_line writes every field (`event ev;` is a `rep stos`)
-    if(parse_line(line, ev) != parse_result::ok)
+    const process_filter& filter;
+    chunk_delivery&       cd;
+    gpu_stream&           stream;
+    uint64_t              now;
+    chunk_tally&          tally;
+};
+
+// The work every parsed event gets before its id's: counted, filtered by process, its raw
+// record. False when the event is another process's (counted and dropped).
+__attribute__((always_inline)) inline bool
+accept(read_context& rc, const event& ev, std::string_view line)
+{
+    ++rc.tally.received;
+    if(rc.filter.only_own_process && ev.pid != 0 && ev.pid != rc.filter.self_pid)
     {
-        note_malformed(stream, tally);
-        return;
+        ++rc.tally.other_process;
+        return false;
     }
-    if(ev.id14_ambiguous) resolve_id14(ev, stream.gpu_id); // a no-op for every other event
-    ++tally.received;
-    if(ev.kind14 == id14_kind::dropped_events) tally.kernel_drops += ev.count;
-    if(filter.only_own_process && ev.pid != 0 && ev.pid != filter.self_pid)
-    {
-        ++tally.other_process;
-        return;
-    }
-    ++tally.delivered;
-    if(!cd.raw.empty()) add_raw(cd, stream, ev, line, now);
-    tally.paired += pair_and_add(cd, stream, ev) ? 1 : 0;
+    ++rc.tally.delivered;
+    if(!rc.cd.raw.empty()) add_raw(rc.cd, rc.stream, ev, line, rc.now);
+    return true;
 }
 
+// One handler per id (parse_line_dispatch calls the parsed id's): no switch on the id here
+// or in the pairing engine.
+void
+on_unpaired(void* context, event& ev, std::string_view line) // VM fault, thermal, reset, process
+{
+    accept(*static_cast<read_context*>(context), ev, line);
+}
+
+void
+on_page_fault_start(void* context, event& ev, std::string_view line)
+{
+    auto& rc = *static_cast<read_context*>(context);
+    if(accept(rc, ev, line)) rc.stream.pairing.on_page_fault_start(ev);
+}
+
+void
+on_migrate_start(void* context, event& ev, std::string_view line)
+{
+    auto& rc = *static_cast<read_context*>(context);
+    if(accept(rc, ev, line)) rc.stream.pairing.on_migrate_start(ev);
+}
+
+void
+on_queue_eviction(void* context, event& ev, std::string_view line)
+{
+    auto& rc = *static_cast<read_context*>(context);
+    if(accept(rc, ev, line)) rc.stream.pairing.on_queue_eviction(ev);
+}
+
+// An event that can complete a record, through the engine's entry point `end`.
+__attribute__((always_inline)) inline void
+on_end(void* context, event& ev, std::string_view line, pairing_end end)
+{
+    auto& rc = *static_cast<read_context*>(context);
+    if(accept(rc, ev, line)) rc.tally.paired += pair_and_add(rc.cd, rc.stream, ev, end) ? 1 : 0;
+}
+
+void
+on_page_fault_end(void* context, event& ev, std::string_view line)
+{
+    on_end(context, ev, line, &pairing_engine::on_page_fault_end);
+}
+
+void
+on_migrate_end(void* context, event& ev, std::string_view line)
+{
+    on_end(context, ev, line, &pairing_engine::on_migrate_end);
+}
+
+void
+on_queue_restore(void* context, event& ev, std::string_view line)
+{
+    on_end(context, ev, line, &pairing_engine::on_queue_restore);
+}
+
+void
+on_unmap_from_gpu(void* context, event& ev, std::string_view line)
+{
+    on_end(context, ev, line, &pairing_engine::on_unmap_from_gpu);
+}
+
+void
+on_id_14(void* context, event& ev, std::string_view line)
+{
+    auto& rc = *static_cast<read_context*>(context);
+    resolve_id14(ev, rc.stream.gpu_id); // an ambiguous token that names this fd's GPU
+    if(ev.kind14 == id14_kind::dropped_events) rc.tally.kernel_drops += ev.count;
+    if(accept(rc, ev, line)) rc.stream.pairing.on_id_14(ev);
+}
+
+// The handler of each id (kfd_abi::event_id values).
+event_handlers
+handlers_for(read_context& rc)
+{
+    event_handlers h;
+    h.context                                = &rc;
+    h.on_id[kfd_abi::event_vmfault]          = on_unpaired;
+    h.on_id[kfd_abi::event_thermal_throttle] = on_unpaired;
+    h.on_id[kfd_abi::event_gpu_pre_reset]    = on_unpaired;
+    h.on_id[kfd_abi::event_gpu_post_reset]   = on_unpaired;
+    h.on_id[kfd_abi::event_migrate_start]    = on_migrate_start;
+    h.on_id[kfd_abi::event_migrate_end]      = on_migrate_end;
+    h.on_id[kfd_abi::event_page_fault_start] = on_page_fault_start;
+    h.on_id[kfd_abi::event_page_fault_end]   = on_page_fault_end;
+    h.on_id[kfd_abi::event_queue_eviction]   = on_queue_eviction;
+    h.on_id[kfd_abi::event_queue_restore]    = on_queue_restore;
+    h.on_id[kfd_abi::event_unmap_from_gpu]   = on_unmap_from_gpu;
+    h.on_id[kfd_abi::event_process_start]    = on_unpaired;
+    h.on_id[kfd_abi::event_process_end]      = on_unpaired;
+    h.on_id[kfd_abi::event_id_14]            = on_id_14;
+    return h;
+}
 } // namespace
 
 void
@@ -244,9 +343,16 @@ deliver_chunk(chunk_delivery& cd, const process_filter& filter, gpu_stream& stre
 {
     chunk_tally tally;
     collect_destinations(cd);
+    read_context         rc{filter, cd, stream, now, tally};
+    const event_handlers handlers = handlers_for(rc);
     stream.splitter.feed(data, size,
                          [&](std::string_view line)
-                         { handle_line(filter, cd, stream, line, now, tally); });
+                         {
+                             // parse_line writes every field of scratch (`event ev;` would be
+                             // a `rep stos`) and calls the id's handler when the line is ok.
+                             if(parse_line_dispatch(line, cd.scratch, handlers) != parse_result::ok)
+                                 note_malformed(stream, tally);
+                         });
     auto& c = stream.counters;
     for(auto& b : cd.batches)
     {

@@ -674,8 +674,8 @@ pairing_engine::make_unmap(const event& ev, record_t& out) noexcept
     return true;
 }
 
-bool
-pairing_engine::process(const event& ev, record_t& out) noexcept
+__attribute__((always_inline)) inline void
+pairing_engine::note_time(const event& ev) noexcept
 {
     // Before pairing: an end that shows its start is past the bound must not pair with it.
     if(ev.has_timestamp && ev.timestamp != 0)
@@ -689,7 +689,30 @@ pairing_engine::process(const event& ev, record_t& out) noexcept
             m_queue_resync_until   = ev.timestamp + m_bounds.queue_resync_ns;
         }
     }
+}
 
+__attribute__((always_inline)) inline void
+pairing_engine::restore(const event& ev, bool& produced, record_t& out) noexcept
+{
+    if(ev.rescheduled)
+        note_rescheduled(ev);
+    else
+        produced = finish_queue(ev, out);
+}
+
+__attribute__((always_inline)) inline void
+pairing_engine::id_14(const event& ev) noexcept
+{
+    if(ev.kind14 == id14_kind::rescheduled_restore)
+        note_rescheduled(ev);
+    else if(ev.kind14 == id14_kind::dropped_events)
+        invalidate(pair_kind_all); // the kernel lost events of this client: ends may be gone
+}
+
+bool
+pairing_engine::process(const event& ev, record_t& out) noexcept
+{
+    note_time(ev);
     bool produced = false;
     switch(ev.id)
     {
@@ -709,16 +732,10 @@ pairing_engine::process(const event& ev, record_t& out) noexcept
         produced = finish_migrate(ev, out);
         break;
     case kfd_abi::event_queue_restore:
-        if(ev.rescheduled)
-            note_rescheduled(ev);
-        else
-            produced = finish_queue(ev, out);
+        restore(ev, produced, out);
         break;
     case kfd_abi::event_id_14:
-        if(ev.kind14 == id14_kind::rescheduled_restore)
-            note_rescheduled(ev);
-        else if(ev.kind14 == id14_kind::dropped_events)
-            invalidate(pair_kind_all); // the kernel lost events of this client: ends may be gone
+        id_14(ev);
         break;
     case kfd_abi::event_unmap_from_gpu:
         produced = make_unmap(ev, out);
@@ -728,6 +745,73 @@ pairing_engine::process(const event& ev, record_t& out) noexcept
     }
     if(produced) ++m_counters.records;
     return produced;
+}
+
+// ---------------------------------------------------------------- one entry point per id
+
+void
+pairing_engine::on_page_fault_start(const event& ev) noexcept
+{
+    note_time(ev);
+    add_start(fault_key(ev), ev);
+}
+
+void
+pairing_engine::on_migrate_start(const event& ev) noexcept
+{
+    note_time(ev);
+    add_start(migrate_key(ev), ev);
+}
+
+void
+pairing_engine::on_queue_eviction(const event& ev) noexcept
+{
+    note_time(ev);
+    add_eviction(ev);
+}
+
+bool
+pairing_engine::on_page_fault_end(const event& ev, record_t& out) noexcept
+{
+    note_time(ev);
+    const bool produced = finish_fault(ev, out);
+    m_counters.records += produced ? 1 : 0;
+    return produced;
+}
+
+bool
+pairing_engine::on_migrate_end(const event& ev, record_t& out) noexcept
+{
+    note_time(ev);
+    const bool produced = finish_migrate(ev, out);
+    m_counters.records += produced ? 1 : 0;
+    return produced;
+}
+
+bool
+pairing_engine::on_queue_restore(const event& ev, record_t& out) noexcept
+{
+    note_time(ev);
+    bool produced = false;
+    restore(ev, produced, out);
+    m_counters.records += produced ? 1 : 0;
+    return produced;
+}
+
+bool
+pairing_engine::on_unmap_from_gpu(const event& ev, record_t& out) noexcept
+{
+    note_time(ev);
+    const bool produced = make_unmap(ev, out);
+    m_counters.records += produced ? 1 : 0;
+    return produced;
+}
+
+void
+pairing_engine::on_id_14(const event& ev) noexcept
+{
+    note_time(ev);
+    id_14(ev);
 }
 
 void

@@ -144,6 +144,24 @@ public:
     // its start, or an UNMAP_FROM_GPU instant). Otherwise returns false and leaves `out` as is.
     bool process(const event& ev, rocprofiler_buffer_tracing_page_migration_record_t& out) noexcept;
 
+    // process() for one id, for a caller that already knows the event's id (a handler of
+    // parse_line_dispatch): the same rules and counters, without the switch on the id. Each
+    // takes only an event of its id (page_fault_start: id 7, and so on; id_14: id 14 of
+    // either kind; queue_restore: every restore form). Those that can complete a record
+    // return true and fill `out` as process() does.
+    void on_page_fault_start(const event& ev) noexcept;
+    void on_migrate_start(const event& ev) noexcept;
+    void on_queue_eviction(const event& ev) noexcept;
+    bool on_page_fault_end(const event&                                        ev,
+                           rocprofiler_buffer_tracing_page_migration_record_t& out) noexcept;
+    bool on_migrate_end(const event&                                        ev,
+                        rocprofiler_buffer_tracing_page_migration_record_t& out) noexcept;
+    bool on_queue_restore(const event&                                        ev,
+                          rocprofiler_buffer_tracing_page_migration_record_t& out) noexcept;
+    bool on_unmap_from_gpu(const event&                                        ev,
+                           rocprofiler_buffer_tracing_page_migration_record_t& out) noexcept;
+    void on_id_14(const event& ev) noexcept;
+
     // Drops every outstanding start of `kinds` (pair_kind_bits) and counts them in
     // starts_lost_in_gap. Returns how many were dropped.
     uint64_t invalidate(uint32_t kinds) noexcept;
@@ -256,6 +274,12 @@ private:
     bool    make_unmap(const event&                                        ev,
                        rocprofiler_buffer_tracing_page_migration_record_t& out) noexcept;
     int32_t checked_trigger(int32_t value, int32_t last) noexcept;
+    // What every event does before its kind's rule: the newest timestamp, the age bound, the
+    // resync window after a gap.
+    void note_time(const event& ev) noexcept;
+    void restore(const event& ev, bool& produced,
+                 rocprofiler_buffer_tracing_page_migration_record_t& out) noexcept;
+    void id_14(const event& ev) noexcept;
 
     start& start_at(uint32_t bucket_index) noexcept
     {

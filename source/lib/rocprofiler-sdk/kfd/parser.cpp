@@ -42,7 +42,8 @@ constexpr size_t int32_digits = 10; // INT32_MAX has 10 digits
 enum class number_path
 {
     masked,       // lines of 16 to 128 bytes: classified at once (SSE2), SWAR conversion
-    masked_ssse3, // the same, numbers converted with SSSE3 (pmaddubsw, pmaddwd), when the CPU has it
+    masked_ssse3, // the same, numbers converted with SSSE3 (pmaddubsw, pmaddwd), when the CPU has
+                  // it
     masked_avx2, // the same, classified 32 bytes at a time, VEX-encoded, when the CPU has AVX2+BMI2
     swar,        // eight bytes at a time (other lengths, or no SSE2)
     scalar,      // a byte at a time
@@ -1128,40 +1129,75 @@ parse_id14(C& c, event& ev)
            c.at_end();
 }
 
-// One dispatch per line: a switch on the id, every body parser inlined into it (so the
-// cursor lives in registers and the choice of number readers is known at compile time).
-template <class C>
-KFD_PARSER_INLINE bool
-parse_body(uint32_t id, C& c, event& ev)
+// What parse_body does with an event whose line parsed: nothing (parse_line), or call the
+// id's handler (parse_line_dispatch).
+struct no_dispatch
 {
+    template <uint32_t id> KFD_PARSER_INLINE void call(event&, std::string_view) const {}
+};
+
+struct table_dispatch
+{
+    const event_handlers& handlers;
+
+    // Inlined into each branch of parse_body: one call site per id. The empty asm after the
+    // call names the id, so that the compiler cannot merge the branches' identical tails into
+    // one call site after the switch (whose target would be as random as the mix).
+    template <uint32_t id> KFD_PARSER_INLINE void call(event& ev, std::string_view line) const
+    {
+        if(const auto handler = handlers.on_id[id]) handler(handlers.context, ev, line);
+        asm volatile("" ::"i"(id));
+    }
+};
+
+// A body that parsed and consumed the whole line goes to the dispatch of its id.
+template <uint32_t id, class C, class D>
+KFD_PARSER_INLINE bool
+dispatch_if(bool parsed, C& c, event& ev, const D& d)
+{
+    if(!parsed || !c.at_end()) return false;
+    d.template call<id>(ev, c.text);
+    return true;
+}
+
+// One dispatch per line: a switch on the id, every body parser inlined into it (so the
+// cursor lives in registers and the choice of number readers is known at compile time), and
+// in each branch the dispatch of that id (see event_handlers).
+template <class C, class D>
+KFD_PARSER_INLINE bool
+parse_body(uint32_t id, C& c, event& ev, const D& d)
+{
+    using namespace kfd_abi;
     switch(id)
     {
-    case kfd_abi::event_vmfault:
-        return parse_vmfault(c, ev);
-    case kfd_abi::event_thermal_throttle:
-        return parse_thermal_throttle(c, ev);
-    case kfd_abi::event_gpu_pre_reset:
-    case kfd_abi::event_gpu_post_reset:
-        return parse_gpu_reset(c, ev);
-    case kfd_abi::event_migrate_start:
-        return parse_migrate_start(c, ev);
-    case kfd_abi::event_migrate_end:
-        return parse_migrate_end(c, ev);
-    case kfd_abi::event_page_fault_start:
-        return parse_page_fault_start(c, ev);
-    case kfd_abi::event_page_fault_end:
-        return parse_page_fault_end(c, ev);
-    case kfd_abi::event_queue_eviction:
-        return parse_queue_eviction(c, ev);
-    case kfd_abi::event_queue_restore:
-        return parse_queue_restore(c, ev);
-    case kfd_abi::event_unmap_from_gpu:
-        return parse_unmap_from_gpu(c, ev);
-    case kfd_abi::event_process_start:
-    case kfd_abi::event_process_end:
-        return parse_process_start_end(c, ev);
-    case kfd_abi::event_id_14:
-        return parse_id14(c, ev);
+    case event_vmfault:
+        return dispatch_if<event_vmfault>(parse_vmfault(c, ev), c, ev, d);
+    case event_thermal_throttle:
+        return dispatch_if<event_thermal_throttle>(parse_thermal_throttle(c, ev), c, ev, d);
+    case event_gpu_pre_reset:
+        return dispatch_if<event_gpu_pre_reset>(parse_gpu_reset(c, ev), c, ev, d);
+    case event_gpu_post_reset:
+        return dispatch_if<event_gpu_post_reset>(parse_gpu_reset(c, ev), c, ev, d);
+    case event_migrate_start:
+        return dispatch_if<event_migrate_start>(parse_migrate_start(c, ev), c, ev, d);
+    case event_migrate_end:
+        return dispatch_if<event_migrate_end>(parse_migrate_end(c, ev), c, ev, d);
+    case event_page_fault_start:
+        return dispatch_if<event_page_fault_start>(parse_page_fault_start(c, ev), c, ev, d);
+    case event_page_fault_end:
+        return dispatch_if<event_page_fault_end>(parse_page_fault_end(c, ev), c, ev, d);
+    case event_queue_eviction:
+        return dispatch_if<event_queue_eviction>(parse_queue_eviction(c, ev), c, ev, d);
+    case event_queue_restore:
+        return dispatch_if<event_queue_restore>(parse_queue_restore(c, ev), c, ev, d);
+    case event_unmap_from_gpu:
+        return dispatch_if<event_unmap_from_gpu>(parse_unmap_from_gpu(c, ev), c, ev, d);
+    case event_process_start:
+        return dispatch_if<event_process_start>(parse_process_start_end(c, ev), c, ev, d);
+    case event_process_end:
+        return dispatch_if<event_process_end>(parse_process_start_end(c, ev), c, ev, d);
+    case event_id_14:
+        return dispatch_if<event_id_14>(parse_id14(c, ev), c, ev, d);
     default:
         return false;
     }
@@ -1232,9 +1268,9 @@ clear(event& ev)
 }
 
 // The event is built in place in `out` (written once on success).
-template <class C>
+template <class C, class D = no_dispatch>
 KFD_PARSER_INLINE parse_result
-parse_with(C& c, event& out) noexcept
+parse_with(C& c, event& out, const D& dispatch = D{}) noexcept
 {
     constexpr number_path  path = C::path;
     const std::string_view line = c.text;
@@ -1246,7 +1282,7 @@ parse_with(C& c, event& out) noexcept
     if(id == 0) return parse_result::unknown_id;
 
     out.id = id;
-    if(!c.skip(' ') || !parse_body(id, c, out) || !c.at_end())
+    if(!c.skip(' ') || !parse_body(id, c, out, dispatch))
     {
         clear(out);
         out.id = id;
@@ -1309,6 +1345,20 @@ parse_line_masked_avx2(std::string_view line, event& out) noexcept
     c.text = line;
     classify_line_avx2(c, copy);
     return parse_with(c, out);
+}
+
+// The same, calling the parsed id's handler (parse_line_dispatch).
+template <typename Mask>
+__attribute__((noinline, flatten)) KFD_AVX2 parse_result
+parse_line_masked_avx2_dispatch(std::string_view line, event& out,
+                                const event_handlers& handlers) noexcept
+{
+    clear(out);
+    line_copy                                 copy;
+    cursor_of<number_path::masked_avx2, Mask> c;
+    c.text = line;
+    classify_line_avx2(c, copy);
+    return parse_with(c, out, table_dispatch{handlers});
 }
 #    endif
 
@@ -1466,6 +1516,34 @@ parse_line(std::string_view line, event& out) noexcept
     }
 #endif
     return parse_line_sse2(line, out);
+}
+
+namespace
+{
+// Other CPUs and lengths: parse_line, then the event's own look-up of its handler. Out of
+// line, so that parse_line_dispatch's common path is a tail call with no frame.
+__attribute__((noinline)) parse_result
+parse_line_then_dispatch(std::string_view line, event& out, const event_handlers& handlers) noexcept
+{
+    const parse_result result = parse_line(line, out);
+    if(result == parse_result::ok && out.id < event_handlers::slot_count)
+    {
+        if(const auto handler = handlers.on_id[out.id]) handler(handlers.context, out, line);
+    }
+    return result;
+}
+} // namespace
+
+parse_result
+parse_line_dispatch(std::string_view line, event& out, const event_handlers& handlers) noexcept
+{
+#if defined(__SSE2__) && defined(KFD_HAVE_AVX2)
+    if(fits_masked(line) && simd_cache().load(std::memory_order_relaxed) == simd_level::avx2)
+        return line.size() <= masked_narrow_max
+                   ? parse_line_masked_avx2_dispatch<uint64_t>(line, out, handlers)
+                   : parse_line_masked_avx2_dispatch<wide_bits>(line, out, handlers);
+#endif
+    return parse_line_then_dispatch(line, out, handlers); // asks the CPU on first use
 }
 
 parse_result

@@ -160,6 +160,26 @@ bool         parse_line_has_ssse3() noexcept;
 parse_result parse_line_avx2(std::string_view line, event& out) noexcept;
 bool         parse_line_has_avx2() noexcept;
 
+// One dispatch per line: what a caller does with each id's events, as a table of functions
+// indexed by the id. parse_line_dispatch parses as parse_line does and, when the line is ok,
+// calls the id's handler from that id's own branch of the parser's switch (each branch has
+// its own call site, whose target never changes): the caller does not switch on the id a
+// second time, a branch that a random mix of events mispredicts. A null entry calls nothing.
+// The handler gets the parsed event (it may change it, e.g. resolve_id14) and the line.
+struct event_handlers
+{
+    using handler                      = void (*)(void* context, event& ev, std::string_view line);
+    static constexpr size_t slot_count = 15; // ids 1..14; slot 0 is never called
+    handler                 on_id[slot_count] = {};
+    void*                   context           = nullptr;
+};
+
+// parse_line, then the handler of the parsed id when the result is ok (nothing otherwise).
+// The AVX2 instance when the CPU has it and the line fits the masked path, else parse_line
+// followed by a look-up of the handler.
+parse_result parse_line_dispatch(std::string_view line, event& out,
+                                 const event_handlers& handlers) noexcept;
+
 // The twins of parse_line that the tests run on the same inputs and compare (same contract
 // and results): numbers read eight bytes at a time, classifying each word (no SIMD), and
 // byte at a time (the plain reference).
