@@ -2,7 +2,8 @@
 //
 // read_coalescing::nap_ns, against values worked out by hand from its rules (burst bound:
 // half the FIFO at 40 MB/s; rate bound: an eighth of the FIFO at the observed rate; at least
-// 20 us and at least 256 bytes expected; never after a saturated read).
+// 20 us and at least 256 bytes expected; never for a stream faster than 16 MB/s; never after a
+// saturated read).
 #include "rocprofiler-sdk/kfd/read_coalescing.hpp"
 
 #include <gtest/gtest.h>
@@ -32,11 +33,19 @@ TEST(read_coalescing, busy_8k_stream_waits_the_burst_bound)
 
 TEST(read_coalescing, faster_stream_waits_an_eighth_of_the_fifo_at_its_rate)
 {
-    // 1M events/s of 45 bytes: 2250 bytes in 50 us (45 MB/s). Rate bound: 1024 B in
-    // 1024 * 50000 / 2250 = 22755 ns (integer division), under the burst bound.
-    EXPECT_EQ(nap_ns(read_of(8192, 2250, 50'000)), 22'755u);
-    // 2M events/s: 11.4 us, under the 20 us minimum: poll.
-    EXPECT_EQ(nap_ns(read_of(8192, 4500, 50'000)), 0u);
+    // 300k events/s of 45 bytes: 675 bytes in 50 us (13.5 MB/s). Rate bound: 1024 B in
+    // 1024 * 50000 / 675 = 75851 ns (integer division), under the burst bound.
+    EXPECT_EQ(nap_ns(read_of(8192, 675, 50'000)), 75'851u);
+}
+
+TEST(read_coalescing, stream_over_16_mb_per_second_is_not_waited_on)
+{
+    // 16 MB/s exactly: 800 bytes in 50 us; the rate bound is 1024 * 50000 / 800 = 64 us.
+    EXPECT_EQ(nap_ns(read_of(8192, 800, 50'000)), 64'000u);
+    // One byte more is faster than 16 MB/s: no wait.
+    EXPECT_EQ(nap_ns(read_of(8192, 801, 50'000)), 0u);
+    // 1M events/s of 45 bytes (45 MB/s): none either.
+    EXPECT_EQ(nap_ns(read_of(8192, 2250, 50'000)), 0u);
 }
 
 TEST(read_coalescing, quiet_stream_keeps_polling)
@@ -75,9 +84,10 @@ TEST(read_coalescing, unknown_or_stale_intervals_never_wait)
     EXPECT_EQ(nap_ns(read_of(8192, 8000, 1'000'000'001)), 0u);
 }
 
-TEST(read_coalescing, very_fast_stream_gets_a_wait_below_the_minimum_and_polls)
+TEST(read_coalescing, very_fast_stream_polls)
 {
-    // 8000 bytes after 10 us (800 MB/s): a quarter of the FIFO lasts 2.56 us: under 20 us.
+    // 8000 bytes after 10 us (800 MB/s): far over 16 MB/s (and an eighth of the FIFO would
+    // last 1.28 us, under the 20 us minimum).
     EXPECT_EQ(nap_ns(read_of(8192, 8000, 10'000)), 0u);
 }
 
