@@ -1,9 +1,11 @@
 // MIT License - see LICENSE.
 //
 // The reader thread's loop: blocks in poll() over every GPU's SMI fd plus a wake-up fd (no
-// timeout: zero CPU while idle), drains each readable fd until EAGAIN and hands each read's
-// bytes to the service, which splits them into lines (carrying partial lines across reads). It
-// never waits for a tool: the service only copies records into buffers.
+// timeout while idle: zero CPU), drains each readable fd until its FIFO is empty and hands each
+// read's bytes to the service, which splits them into lines (carrying partial lines across
+// reads). A busy stream may instead be read again after a bounded wait (read_coalescing.hpp),
+// during which it is left out of poll() and the timeout is that wait's end. It never waits for
+// a tool: the service only copies records into buffers.
 #pragma once
 
 #include "rocprofiler-sdk/kfd/device.hpp"
