@@ -72,11 +72,14 @@ golden_records()
     u.unmap_from_gpu = {0x1234, 0x7f0000400000, 0x7f0000401000,
                         ROCPROFILER_PAGE_MIGRATION_UNMAP_FROM_GPU_TRIGGER_MMU_NOTIFY};
     v.push_back(u);
-    // Outside every table: trigger 9, gpu 555 without an agent, end before start, end_addr
-    // before start_addr.
+    // Outside every table: trigger 7, gpu 555 without an agent, end before start, end_addr
+    // before start_addr. (7 is past the names but inside the enum's range, -8..7: a C++
+    // value outside it, such as 9, cannot be stored in the field without undefined behaviour,
+    // which UBSan reports; the SDK clamps what the kernel sends and counts it in
+    // fields_out_of_range, so records never carry one.)
     record odd       = base(ROCPROFILER_PAGE_MIGRATION_PAGE_MIGRATE, 5000, 4900);
     odd.page_migrate = {
-        0x1000, 0xfff, 555, 0, 1, 2, static_cast<rocprofiler_page_migration_trigger_t>(9)};
+        0x1000, 0xfff, 555, 0, 1, 2, static_cast<rocprofiler_page_migration_trigger_t>(7)};
     v.push_back(odd);
     return v;
 }
@@ -210,7 +213,7 @@ TEST(writers_golden, csv_rows_of_every_kind)
         "pagefault_gpu\n",
         "7,3000,3100,100,99,\"gfx\"\"9,0\",criu_checkpoint,1\n",
         "7,4000,4000,4660,gfx90a,0x7f0000400000,0x7f0000401000,mmu_notify\n",
-        "7,5000,4900,0,0x1000,0xfff,0,555,gpu_id 555,0,CPU,1,2,unknown_9\n"};
+        "7,5000,4900,0,0x1000,0xfff,0,555,gpu_id 555,0,CPU,1,2,unknown_7\n"};
     for(size_t i = 0; i < rs.size(); ++i)
         EXPECT_EQ(csv_row(rs[i], run.agents), want[i]) << i;
 }
@@ -234,7 +237,7 @@ TEST(writers_golden, csv_files_hold_the_header_and_the_rows)
               "from_name,to_node,to_name,prefetch_node,preferred_node,trigger\n"
               "7,2000,2600,600,0x7f0000200000,0x7f00003fffff,2097152,0,CPU,4660,gfx90a,"
               "4294967295,0,pagefault_gpu\n"
-              "7,5000,4900,0,0x1000,0xfff,0,555,gpu_id 555,0,CPU,1,2,unknown_9\n");
+              "7,5000,4900,0,0x1000,0xfff,0,555,gpu_id 555,0,CPU,1,2,unknown_7\n");
     EXPECT_EQ(slurp(dir.file("queue_suspend.csv")),
               "pid,start_timestamp,end_timestamp,duration_ns,node_id,node_name,trigger,"
               "rescheduled\n7,3000,3100,100,99,\"gfx\"\"9,0\",criu_checkpoint,1\n");
@@ -310,9 +313,9 @@ TEST(writers_golden, perfetto_packets_of_every_kind)
     // Not interned: the name in full; the end clamped to the start.
     EXPECT_EQ(got[13], "10:1 60:{1:6 5:1 2:\"GPU gpu_id 555 (555) migrations\"}");
     EXPECT_EQ(pair(14), sliced(timed(5000),
-                               "9:1 11:6 3:1 23:\"migrate (unknown_9)\" 4:{1:1 3:7} "
+                               "9:1 11:6 3:1 23:\"migrate (unknown_7)\" 4:{1:1 3:7} "
                                "4:{1:6 7:4096} 4:{1:7 7:4095} 4:{1:8 3:0} 4:{1:9 3:555} "
-                               "4:{1:10 3:0} 4:{1:11 3:1} 4:{1:12 3:2} 4:{1:13 6:\"unknown_9\"}",
+                               "4:{1:10 3:0} 4:{1:11 3:1} 4:{1:12 3:2} 4:{1:13 6:\"unknown_7\"}",
                                timed(5000), "9:2 11:6"));
 }
 
