@@ -32,23 +32,25 @@ drop_token(client& c)
 // wake-ups do). Without this rule a producer at a paced rate (a batch every few events) made
 // four system calls per batch (two fstat, recv, send): 80% of a CPU at 200k events/s,
 // competing with the reader it feeds.
-void
+// Returns whether it gave a new edge (which may wake a reader).
+bool
 raise_token(client& c)
 {
-    if(c.vanished || c.token_fd < 0) return;
-    if(c.token && !c.read_since_edge) return;
+    if(c.vanished || c.token_fd < 0) return false;
+    if(c.token && !c.read_since_edge) return false;
     if(!is_our_socket(c.token_fd, c.token_ino))
     {
         c.token_fd = -1; // closed behind our back: never use (or close) that number again
-        return;
+        return false;
     }
     if(c.token)
     {
         char byte = 0;
-        if(!is_our_socket(c.fd, c.fd_ino) || recv(c.fd, &byte, 1, MSG_DONTWAIT) != 1) return;
+        if(!is_our_socket(c.fd, c.fd_ino) || recv(c.fd, &byte, 1, MSG_DONTWAIT) != 1) return false;
     }
     c.token           = send(c.token_fd, "x", 1, MSG_DONTWAIT | MSG_NOSIGNAL) == 1;
     c.read_since_edge = false;
+    return c.token;
 }
 
 namespace
@@ -156,16 +158,18 @@ deliver(const config& cfg, gpu_state& gpu, uint32_t id, uint32_t pid, std::strin
 // received some one wake-up (a new readiness edge) per batch, before it releases the lock or
 // waits: a reader sees the batch at once, with a system call or two per batch rather than
 // per message.
-void
+bool
 flush_wakeups(session& s)
 {
+    bool raised = false;
     for(auto& gpu : s.gpus)
         for(client* c : gpu.clients)
             if(c->wake)
             {
                 c->wake = false;
-                if(is_live(*c)) raise_token(*c);
+                if(is_live(*c) && raise_token(*c)) raised = true;
             }
+    return raised;
 }
 
 void

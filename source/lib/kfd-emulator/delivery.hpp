@@ -23,7 +23,7 @@ bool mask_wait_done(const session& s, const mask_wait& wait);
 // Returns how many clients dropped msg because their FIFO was full.
 uint64_t deliver(const config& cfg, gpu_state& gpu, uint32_t id, uint32_t pid,
                  std::string_view msg);
-void     flush_wakeups(session& s);
+bool     flush_wakeups(session& s); // whether a client was given a new edge
 // The GPU of a `#@ fault vanish` vanishes (when it is emulated and has not yet).
 void apply_vanish_fault(const config& cfg, session& s, const vanish_fault& fault);
 void close_client(client& c);
