@@ -4,6 +4,7 @@
 // that id, once, with the parsed event and the line; a line that does not parse calls none;
 // a null entry calls nothing; lines outside the masked path's 16..128 bytes dispatch too.
 // (Every twin input of parser_twin_test.cpp is also checked against parse_line_scalar.)
+#include "dispatch_recording.hpp"
 #include "rocprofiler-sdk/kfd/parser.hpp"
 
 #include <gtest/gtest.h>
@@ -13,6 +14,8 @@
 #include <vector>
 
 using namespace std::literals;
+using kfd_test::dispatch_log;
+using kfd_test::recording_handlers;
 using rocprofiler::kfd::event;
 using rocprofiler::kfd::event_handlers;
 using rocprofiler::kfd::parse_line_dispatch;
@@ -20,42 +23,6 @@ using rocprofiler::kfd::parse_result;
 
 namespace
 {
-struct call
-{
-    uint32_t    slot = 0;
-    event       ev{};
-    std::string line;
-};
-
-template <uint32_t slot>
-void
-remember(void* context, event& ev, std::string_view line)
-{
-    static_cast<std::vector<call>*>(context)->push_back({slot, ev, std::string{line}});
-}
-
-event_handlers
-recording(std::vector<call>& calls)
-{
-    event_handlers h;
-    h.context   = &calls;
-    h.on_id[1]  = remember<1>;
-    h.on_id[2]  = remember<2>;
-    h.on_id[3]  = remember<3>;
-    h.on_id[4]  = remember<4>;
-    h.on_id[5]  = remember<5>;
-    h.on_id[6]  = remember<6>;
-    h.on_id[7]  = remember<7>;
-    h.on_id[8]  = remember<8>;
-    h.on_id[9]  = remember<9>;
-    h.on_id[10] = remember<10>;
-    h.on_id[11] = remember<11>;
-    h.on_id[12] = remember<12>;
-    h.on_id[13] = remember<13>;
-    h.on_id[14] = remember<14>;
-    return h;
-}
-
 struct expected_dispatch
 {
     std::string line;
@@ -95,27 +62,28 @@ TEST(kfd_parser_dispatch, each_id_calls_its_own_handler_once)
 {
     for(const auto& expected : one_line_per_id)
     {
-        std::vector<call> calls;
-        event             out{};
-        EXPECT_EQ(parse_line_dispatch(expected.line, out, recording(calls)), parse_result::ok)
+        dispatch_log log;
+        event        out{};
+        EXPECT_EQ(parse_line_dispatch(expected.line, out, recording_handlers(log)),
+                  parse_result::ok)
             << expected.line;
-        ASSERT_EQ(calls.size(), 1u) << expected.line;
-        EXPECT_EQ(calls[0].slot, expected.slot) << expected.line;
-        EXPECT_EQ(calls[0].ev.id, expected.slot) << expected.line;
-        EXPECT_EQ(calls[0].line, expected.line);
+        ASSERT_EQ(log.calls, 1) << expected.line;
+        EXPECT_EQ(log.slot, expected.slot) << expected.line;
+        EXPECT_EQ(log.ev.id, expected.slot) << expected.line;
+        EXPECT_EQ(log.line, expected.line);
         EXPECT_EQ(out.id, expected.slot);
     }
 }
 
 TEST(kfd_parser_dispatch, handlers_get_the_parsed_fields)
 {
-    std::vector<call> calls;
-    event             out{};
-    ASSERT_EQ(
-        parse_line_dispatch("8 40507688999999 -156893 @7fa608127(ad5c) M", out, recording(calls)),
-        parse_result::ok);
-    ASSERT_EQ(calls.size(), 1u);
-    const event& ev = calls[0].ev;
+    dispatch_log log;
+    event        out{};
+    ASSERT_EQ(parse_line_dispatch("8 40507688999999 -156893 @7fa608127(ad5c) M", out,
+                                  recording_handlers(log)),
+              parse_result::ok);
+    ASSERT_EQ(log.calls, 1);
+    const event ev = log.ev;
     EXPECT_EQ(ev.timestamp, 40507688999999u);
     EXPECT_TRUE(ev.has_timestamp);
     EXPECT_EQ(ev.pid, 156893u);
@@ -123,17 +91,17 @@ TEST(kfd_parser_dispatch, handlers_get_the_parsed_fields)
     EXPECT_EQ(ev.node, 0xad5cu);
     EXPECT_TRUE(ev.migrated);
 
-    calls.clear();
+    log = dispatch_log{};
     ASSERT_EQ(parse_line_dispatch("5 14601738586508 -152990 @7f0f15200(2c02) 1ea0->0 ffff:3 2", out,
-                                  recording(calls)),
+                                  recording_handlers(log)),
               parse_result::ok);
-    ASSERT_EQ(calls.size(), 1u);
-    EXPECT_EQ(calls[0].ev.npages, 0x2c02u);
-    EXPECT_EQ(calls[0].ev.from_node, 0x1ea0u);
-    EXPECT_EQ(calls[0].ev.to_node, 0u);
-    EXPECT_EQ(calls[0].ev.prefetch_node, 0xffffu);
-    EXPECT_EQ(calls[0].ev.preferred_node, 3u);
-    EXPECT_EQ(calls[0].ev.trigger, 2);
+    ASSERT_EQ(log.calls, 1);
+    EXPECT_EQ(log.ev.npages, 0x2c02u);
+    EXPECT_EQ(log.ev.from_node, 0x1ea0u);
+    EXPECT_EQ(log.ev.to_node, 0u);
+    EXPECT_EQ(log.ev.prefetch_node, 0xffffu);
+    EXPECT_EQ(log.ev.preferred_node, 3u);
+    EXPECT_EQ(log.ev.trigger, 2);
 }
 
 TEST(kfd_parser_dispatch, lines_that_do_not_parse_call_no_handler)
@@ -144,28 +112,29 @@ TEST(kfd_parser_dispatch, lines_that_do_not_parse_call_no_handler)
          "9 38086928279363 -125752 1ea0 1\n", "a 38086928279399 -125752 1ea0 Q",
          "e 15203214457186 -152990 -17", "5x 1 -1 @1(1) 1->2 3:4 5"})
     {
-        std::vector<call> calls;
-        event             out{};
-        EXPECT_NE(parse_line_dispatch(line, out, recording(calls)), parse_result::ok) << line;
-        EXPECT_TRUE(calls.empty()) << line;
+        dispatch_log log;
+        event        out{};
+        EXPECT_NE(parse_line_dispatch(line, out, recording_handlers(log)), parse_result::ok)
+            << line;
+        EXPECT_EQ(log.calls, 0) << line;
     }
 }
 
 TEST(kfd_parser_dispatch, a_null_entry_calls_nothing)
 {
-    std::vector<call> calls;
-    event_handlers    h = recording(calls);
-    h.on_id[7]          = nullptr;
+    dispatch_log   log;
+    event_handlers h = recording_handlers(log);
+    h.on_id[7]       = nullptr;
     event out{};
     EXPECT_EQ(parse_line_dispatch("7 40507688414784 -156893 @7fa608127(ad5c) R", out, h),
               parse_result::ok);
-    EXPECT_TRUE(calls.empty());
+    EXPECT_EQ(log.calls, 0);
     EXPECT_EQ(out.id, 7u);
     EXPECT_TRUE(out.read_fault);
     EXPECT_EQ(parse_line_dispatch("8 40507688999999 -156893 @7fa608127(ad5c) U", out, h),
               parse_result::ok);
-    ASSERT_EQ(calls.size(), 1u);
-    EXPECT_EQ(calls[0].slot, 8u);
+    ASSERT_EQ(log.calls, 1);
+    EXPECT_EQ(log.slot, 8u);
 }
 
 // A handler may change the event it is given (delivery resolves id 14 in its handler): the

@@ -8,6 +8,7 @@
 // valid or not: the bundled logs of every scenario and era, and systematic mutations of one line of
 // every format (each byte replaced by a tricky byte, deleted, duplicated; every truncation; numbers
 // of 0 to 24 digits in every numeric field, around the overflow and overlong limits).
+#include "dispatch_recording.hpp"
 #include "rocprofiler-sdk/kfd/parser.hpp"
 
 #include <gtest/gtest.h>
@@ -68,36 +69,6 @@ printable(std::string_view line)
     return out;
 }
 
-// A handler table whose every entry records its call: which slot, the event, the line.
-struct dispatch_log
-{
-    int              calls = 0;
-    uint32_t         slot  = 0;
-    event            ev{};
-    std::string_view line;
-};
-
-template <uint32_t slot>
-void
-record_call(void* context, event& ev, std::string_view line)
-{
-    auto& log = *static_cast<dispatch_log*>(context);
-    ++log.calls;
-    log.slot = slot;
-    log.ev   = ev;
-    log.line = line;
-}
-
-template <uint32_t... slot>
-rocprofiler::kfd::event_handlers
-recording_handlers(dispatch_log& log, std::integer_sequence<uint32_t, slot...>)
-{
-    rocprofiler::kfd::event_handlers h;
-    h.context = &log;
-    ((h.on_id[slot] = record_call<slot>), ...);
-    return h;
-}
-
 // Parses with both; counts disagreements (reports the first few). parse_line_dispatch must
 // agree too, and call exactly the handler of the parsed id when the line is ok, else none.
 struct twin_checker
@@ -108,18 +79,18 @@ struct twin_checker
 
     void check(std::string_view line)
     {
-        event        fast{}, avx2{}, ssse3{}, sse2{}, swar{}, scalar{};
-        const auto   a  = parse_line(line, fast);
-        const auto   v2 = parse_line_avx2(line, avx2);
-        const auto   s3 = parse_line_ssse3(line, ssse3);
-        const auto   s2 = parse_line_sse2(line, sse2);
-        const auto   w  = parse_line_swar(line, swar);
-        const auto   b  = parse_line_scalar(line, scalar);
-        dispatch_log log;
-        event        dispatched{};
-        const auto   d = rocprofiler::kfd::parse_line_dispatch(
-              line, dispatched, recording_handlers(log, std::make_integer_sequence<uint32_t, 15>{}));
-        const bool dispatch_agrees =
+        event                  fast{}, avx2{}, ssse3{}, sse2{}, swar{}, scalar{};
+        const auto             a  = parse_line(line, fast);
+        const auto             v2 = parse_line_avx2(line, avx2);
+        const auto             s3 = parse_line_ssse3(line, ssse3);
+        const auto             s2 = parse_line_sse2(line, sse2);
+        const auto             w  = parse_line_swar(line, swar);
+        const auto             b  = parse_line_scalar(line, scalar);
+        kfd_test::dispatch_log log;
+        event                  dispatched{};
+        const auto             d = rocprofiler::kfd::parse_line_dispatch(line, dispatched,
+                                                                         kfd_test::recording_handlers(log));
+        const bool             dispatch_agrees =
             d == b && same_event(dispatched, scalar) &&
             (b == parse_result::ok
                  ? log.calls == 1 && log.slot == scalar.id && same_event(log.ev, scalar) &&
