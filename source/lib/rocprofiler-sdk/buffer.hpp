@@ -22,6 +22,10 @@ inline constexpr size_t max_buffers = 1024;
 // ROCPROFILER_BUFFER_LOSSLESS_CAP_BYTES sets it (never below size).
 inline constexpr size_t default_lossless_cap = size_t{256} << 20;
 
+// Each of a buffer's two storages (records pending, and the one being delivered) is
+// reserved at creation for its size, up to this: see create().
+inline constexpr size_t max_reserved_storage = size_t{64} << 20;
+
 // `policy`: the integer value of a rocprofiler_buffer_policy_t, validated here.
 rocprofiler_status_t create(uint64_t context_id, size_t size, size_t watermark, int64_t policy,
                             rocprofiler_buffer_tracing_cb_t callback, void* callback_data,
@@ -146,6 +150,7 @@ struct totals
     uint64_t dropped;
     size_t   pending_bytes;
     size_t   peak_bytes;
+    size_t   reserved_bytes; // the smaller capacity of its two storages (pending, spare)
 };
 bool get_totals(uint64_t buffer_id, totals& out) noexcept;
 

@@ -605,3 +605,39 @@ TEST(buffer, batch_to_a_destroyed_or_unknown_buffer_is_dropped_and_counted)
     std::lock_guard<std::mutex> lock{s.mutex};
     EXPECT_TRUE(s.records.empty());
 }
+
+// The reader must never grow a storage while the kernel's FIFO fills (a doubling copies
+// everything into freshly faulted memory): both are reserved when the buffer is made, with
+// room for the entry headers, and keep their capacity from batch to batch.
+TEST(buffer, storage_is_reserved_at_creation_and_kept_across_deliveries)
+{
+    sink         s;
+    const size_t size = 100 * sizeof(test_record);
+    auto id = make_buffer(s, size, 5 * sizeof(test_record), ROCPROFILER_BUFFER_POLICY_DISCARD);
+    rb::totals t{};
+    ASSERT_TRUE(rb::get_totals(id, t));
+    const size_t reserved = t.reserved_bytes;
+    // 100 records of 96 bytes with their 16-byte entry headers.
+    EXPECT_GE(reserved, 100 * (sizeof(test_record) + sizeof(rb::entry_header)));
+    for(uint64_t batch = 0; batch < 4; ++batch)
+    {
+        for(uint64_t i = 0; i < 50; ++i)
+            ASSERT_TRUE(put(id, 0, batch * 50 + i));
+        ASSERT_EQ(rb::flush(id), ROCPROFILER_STATUS_SUCCESS);
+        ASSERT_TRUE(rb::get_totals(id, t));
+        EXPECT_EQ(t.reserved_bytes, reserved) << "after batch " << batch;
+    }
+    std::lock_guard<std::mutex> lock{s.mutex};
+    EXPECT_EQ(s.records.size(), 200u);
+}
+
+// A huge buffer reserves a bounded amount of address space, not its size.
+TEST(buffer, storage_reservation_is_bounded)
+{
+    sink       s;
+    auto       id = make_buffer(s, size_t{1} << 40, 4096, ROCPROFILER_BUFFER_POLICY_DISCARD);
+    rb::totals t{};
+    ASSERT_TRUE(rb::get_totals(id, t));
+    EXPECT_GE(t.reserved_bytes, rb::max_reserved_storage);
+    EXPECT_LE(t.reserved_bytes, rb::max_reserved_storage + rb::max_reserved_storage / 4);
+}
