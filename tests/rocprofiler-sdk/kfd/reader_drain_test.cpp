@@ -235,3 +235,38 @@ TEST(kfd_reader_coalescing, the_loop_reads_a_waiting_stream_when_its_wait_ends)
     rocprofiler::kfd::device::close_owned(wake, p.config.wake_identity);
 }
 } // namespace
+
+namespace
+{
+// The service enables events only once the reader runs: wait_until_polling returns when the
+// reader is about to poll, and is bounded when no reader runs.
+TEST(kfd_reader_start, wait_returns_once_the_reader_polls)
+{
+    pipe_stream p;
+    int         wake = rocprofiler::kfd::device::make_wake_fd();
+    ASSERT_GE(wake, 0);
+    std::atomic<bool> stop{false};
+    p.config.wake_fd       = wake;
+    p.config.wake_identity = rocprofiler::kfd::device::identify(wake);
+    p.config.stop          = &stop;
+    EXPECT_FALSE(p.config.polling);
+    std::thread reader{[&] { rocprofiler::kfd::run_reader(p.config); }};
+    EXPECT_TRUE(rocprofiler::kfd::wait_until_polling(p.config, std::chrono::seconds(60)));
+    EXPECT_NE(p.config.read_buffer, nullptr); // allocated before the first poll, not read
+    // Lines queued now are read by the loop that was waiting.
+    p.queue(lines_of_64_bytes(0, 3));
+    stop.store(true);
+    rocprofiler::kfd::device::wake(wake);
+    reader.join();
+    EXPECT_EQ(p.received, expected_lines(0, 3));
+    rocprofiler::kfd::device::close_owned(wake, p.config.wake_identity);
+}
+
+TEST(kfd_reader_start, wait_is_bounded_when_no_reader_runs)
+{
+    reader_config config;
+    EXPECT_FALSE(rocprofiler::kfd::wait_until_polling(config, std::chrono::milliseconds(1)));
+    config.finished = true; // a reader that ended without polling: no wait at all
+    EXPECT_FALSE(rocprofiler::kfd::wait_until_polling(config, std::chrono::hours(1)));
+}
+} // namespace

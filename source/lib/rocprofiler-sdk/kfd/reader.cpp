@@ -204,6 +204,21 @@ read_streams_after_nap(reader_config& config)
     }
 }
 
+bool
+wait_until_polling(reader_config& config, std::chrono::milliseconds bound) noexcept
+{
+    try
+    {
+        std::unique_lock<std::mutex> lock{config.drain_mutex};
+        config.drain_cv.wait_for(lock, bound, [&] { return config.polling || config.finished; });
+        return config.polling;
+    }
+    catch(...)
+    {
+        return false;
+    }
+}
+
 void
 run_reader(reader_config& config) noexcept
 {
@@ -211,6 +226,13 @@ run_reader(reader_config& config) noexcept
     // Coalescing waits end when asked (the default slack, 50 us, is half a wait): this
     // thread's own setting, nothing of the program's.
     if(config.coalesce_reads) ::prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
+    // The first read should not fault in its buffer while the FIFO fills.
+    if(!config.read_buffer) config.read_buffer.reset(new(std::nothrow) char[read_buffer_size]);
+    {
+        std::lock_guard<std::mutex> lock{config.drain_mutex};
+        config.polling = true;
+    }
+    config.drain_cv.notify_all();
     std::vector<pollfd>      fds;
     std::vector<gpu_stream*> polled;
     bool                     stopping = false;

@@ -13,6 +13,7 @@
 #include "rocprofiler-sdk/kfd/parser.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -102,6 +103,9 @@ struct reader_config
     // Set by the reader as it returns (under drain_mutex, with drain_cv): exit waits for it
     // with a bound, never joins a reader that cannot be woken.
     bool finished = false;
+    // Set by the reader just before its first poll (under drain_mutex, with drain_cv): the
+    // service enables the kernel's events once the reader runs (wait_until_polling).
+    bool polling = false;
     // Set by the reader as it leaves its poll loop (stop or lost fds): it is finishing.
     std::atomic<bool>        leaving{false};
     const std::atomic<bool>* stop = nullptr;
@@ -133,6 +137,10 @@ struct reader_config
 
 // The thread body. Returns when *stop is set, after one last drain of every fd.
 void run_reader(reader_config& config) noexcept;
+
+// Waits until the reader is about to poll for the first time, at most `bound`; returns
+// whether it is (false: not yet, or it finished without polling).
+bool wait_until_polling(reader_config& config, std::chrono::milliseconds bound) noexcept;
 
 // Reads everything queued on one stream now: until a read returns less than it asked for
 // (the kernel's FIFO is then empty) or EAGAIN.

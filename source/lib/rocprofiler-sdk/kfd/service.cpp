@@ -33,6 +33,10 @@ namespace rocprofiler::kfd::service
 {
 namespace
 {
+// How long starting a context waits for a new reader thread to run (see
+// start_reader_if_needed).
+constexpr std::chrono::milliseconds reader_start_bound{100};
+
 // KFD event ids each page-migration operation needs (id 14 always: drop reports and the
 // proposed rescheduled-restore record).
 constexpr uint64_t operation_event_masks[ROCPROFILER_PAGE_MIGRATION_LAST] = {
@@ -427,6 +431,12 @@ start_reader_if_needed() noexcept
         // start/stop), and a start from inside them finds reader_starting set.
         auto thread =
             internal_threading::start_thread("rocprof-kfd", [&s] { run_reader(s.config); });
+        // Events are enabled once the reader runs, not once it exists: on a node whose every
+        // CPU runs the job, a new thread can wait milliseconds for one, longer than a FIFO
+        // lasts (measured here with two CPUs busy: 3.3 ms, 200-300 events lost at the
+        // start). This thread sleeping meanwhile frees its CPU. Bounded: a reader that cannot
+        // run for 100 ms gets its events anyway.
+        if(thread) wait_until_polling(s.config, reader_start_bound);
         std::lock_guard<std::mutex> lock{s.control};
         s.reader_starting = false;
         if(!thread) return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
