@@ -305,7 +305,7 @@ TEST(service_e2e, stuck_callback_does_not_hang_exit)
 {
     auto        start = std::chrono::steady_clock::now();
     std::string output;
-    auto        out  = replay(many_faults_log(2000, "lossless"),
+    auto        out  = replay(many_faults_log(20000, "lossless"),
                               {{"E2E_CALLBACK", "hang"},
                                {"E2E_BUFFER_BYTES", "4096"},
                                {"ROCPROFILER_FINALIZE_TIMEOUT_MS", "500"}},
