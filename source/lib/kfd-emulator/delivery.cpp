@@ -154,6 +154,92 @@ deliver(const config& cfg, gpu_state& gpu, uint32_t id, uint32_t pid, std::strin
     return drops;
 }
 
+namespace
+{
+// The room the lossless pace waits for (must_wait_for_space), or a fit (max pace): a push
+// of size bytes into a FIFO with available bytes free succeeds, without a wait or drop.
+bool
+has_room(const config& cfg, size_t capacity, size_t available, size_t size)
+{
+    if(available < size) return false;
+    if(cfg.pace != pace_kind::lossless) return true;
+    size_t room = size + abi::message_size <= capacity ? size + abi::message_size : size;
+    return !(room <= capacity && available < room);
+}
+
+void
+flush_run(gpu_state& gpu, client& c, pending_run& run)
+{
+    if(run.count == 0) return;
+    if(c.fifo.push_whole(run.begin, run.bytes))
+    {
+        c.n.queued += run.count;
+        gpu.n.events_queued += run.count;
+        c.n.bytes_queued += run.bytes;
+        c.n.max_fifo_fill = std::max<uint64_t>(c.n.max_fifo_fill, c.fifo.size());
+        c.wake            = true;
+    }
+    else
+    {
+        // Not reached: queue_if_room saw the room and nothing else queues meanwhile. Counted
+        // as the kernel's drops, so that no event is lost without a trace.
+        c.n.dropped_fifo_full += run.count;
+        gpu.n.dropped_fifo_full += run.count;
+    }
+    run = pending_run{};
+}
+} // namespace
+
+bool
+queue_if_room(const config& cfg, gpu_state& gpu, std::vector<pending_run>& runs, uint32_t id,
+              uint32_t pid, std::string_view msg)
+{
+    const size_t clients = gpu.clients.size();
+    if(runs.size() != clients) runs.assign(clients, pending_run{}); // (empty between holds)
+    for(size_t i = 0; i < clients; ++i)
+    {
+        const client& c = *gpu.clients[i];
+        if(!is_live(c) || judge(cfg, c, id, pid) != verdict::deliver) continue;
+        if(!has_room(cfg, c.fifo.capacity(), c.fifo.available() - runs[i].bytes, msg.size()))
+            return false;
+    }
+    ++gpu.n.events_emitted;
+    bool any_client = false;
+    for(size_t i = 0; i < clients; ++i)
+    {
+        client& c = *gpu.clients[i];
+        if(!is_live(c)) continue;
+        any_client = true;
+        switch(judge(cfg, c, id, pid))
+        {
+        case verdict::filtered_mask:
+            ++c.n.filtered_mask;
+            ++gpu.n.filtered_mask;
+            continue;
+        case verdict::filtered_pid:
+            ++c.n.filtered_pid;
+            ++gpu.n.filtered_pid;
+            continue;
+        case verdict::deliver:
+            break;
+        }
+        pending_run& run = runs[i];
+        if(run.count != 0 && run.begin + run.bytes != msg.data()) flush_run(gpu, c, run);
+        if(run.count == 0) run.begin = msg.data();
+        run.bytes += msg.size();
+        ++run.count;
+    }
+    if(!any_client) ++gpu.n.no_client;
+    return true;
+}
+
+void
+flush_runs(gpu_state& gpu, std::vector<pending_run>& runs)
+{
+    for(size_t i = 0; i < runs.size() && i < gpu.clients.size(); ++i)
+        flush_run(gpu, *gpu.clients[i], runs[i]);
+}
+
 // The producer queues messages in batches under one lock hold, and gives each client that
 // received some one wake-up (a new readiness edge) per batch, before it releases the lock or
 // waits: a reader sees the batch at once, with a system call or two per batch rather than
