@@ -809,15 +809,6 @@ size_t
 route_and_rewrite(std::string_view line, const rewrite_rule& rule, rewrite_memo& memo, char* out,
                   routed_event& ev)
 {
-    return route_and_rewrite(
-        line, rule, memo,
-        [](void* context, const routed_event&) { return static_cast<char*>(context); }, out, ev);
-}
-
-size_t
-route_and_rewrite(std::string_view line, const rewrite_rule& rule, rewrite_memo& memo,
-                  routed_output out_for, void* context, routed_event& ev)
-{
     const char*   b = line.data();
     const size_t  n = line.size();
     const uint8_t id =
@@ -840,10 +831,9 @@ route_and_rewrite(std::string_view line, const rewrite_rule& rule, rewrite_memo&
     ev.ns              = static_cast<int64_t>(ns);
     ev.pid             = new_pid ? rule.to_pid : static_cast<uint32_t>(pid);
     // The message: "<id> ", the timestamp, " -", the pid, the rest of the line and '\n'.
-    char* const out = out_for(context, ev);
-    char*       p   = out;
-    p[0]            = b[0];
-    p[1]            = ' ';
+    char* p = out;
+    p[0]    = b[0];
+    p[1]    = ' ';
     p += 2;
     if(rule.ns_offset != 0)
         p = write_timestamp(p, static_cast<uint64_t>(shift_timestamp(ev.ns, rule.ns_offset)),

@@ -136,10 +136,4 @@ struct routed_event
 // caller then takes the general path, which gives the same for any line this accepts).
 size_t route_and_rewrite(std::string_view line, const rewrite_rule& rule, rewrite_memo& memo,
                          char* out, routed_event& ev);
-// The same, with the message written where out_for(context, ev) says once ev is known (its
-// route decides where the producer keeps it); out_for returns room for line.size() +
-// rewrite_growth bytes.
-using routed_output = char* (*)(void* context, const routed_event& ev);
-size_t route_and_rewrite(std::string_view line, const rewrite_rule& rule, rewrite_memo& memo,
-                         routed_output out_for, void* context, routed_event& ev);
 } // namespace kfd_emu

@@ -111,43 +111,29 @@ struct staged_message
 // the lock to deliver them: readers wait for the lock only while messages are copied into
 // FIFOs, not while lines are parsed, and the log is never read under it. Bounded: at most
 // max_messages, and the bytes stop growing at byte_budget (one more line always fits).
-// Each GPU's messages lie in a row in its own area (allocated when it first gets one), so
-// that a client's messages of a stage reach its FIFO in few copies (queue_if_room).
 struct stage
 {
     static constexpr size_t max_messages = 512;
     static constexpr size_t byte_budget  = 32 * 1024;
-    static constexpr size_t area_size    = byte_budget + line_reader::max_line + rewrite_growth;
 
-    explicit stage(size_t gpus) : areas(gpus), area_used(gpus, 0) {}
-
-    std::vector<staged_message>    messages = std::vector<staged_message>(max_messages);
-    size_t                         count    = 0;
-    std::vector<mask_wait>         waits; // `#@ wait-mask` of the messages that have one, in order
-    std::vector<std::vector<char>> areas; // per GPU
-    std::vector<uint32_t>          area_used; // per GPU
-    std::vector<char> scratch   = std::vector<char>(line_reader::max_line + rewrite_growth);
-    size_t            used      = 0; // bytes in all areas
-    uint64_t          last_line = 0; // the last line read into this stage (events or not)
+    std::vector<staged_message> messages = std::vector<staged_message>(max_messages);
+    size_t                      count    = 0;
+    std::vector<mask_wait>      waits; // `#@ wait-mask` of the messages that have one, in order
+    std::vector<char>           bytes =
+        std::vector<char>(byte_budget + line_reader::max_line + rewrite_growth);
+    size_t   used      = 0;
+    uint64_t last_line = 0; // the last line read into this stage (events or not)
 
     bool full() const { return count >= max_messages || used >= byte_budget; }
     void clear()
     {
         count = 0;
         waits.clear();
-        if(used != 0) std::fill(area_used.begin(), area_used.end(), 0);
         used = 0;
-    }
-    // Where the next message of GPU gpu is written.
-    char* area_end(size_t gpu)
-    {
-        std::vector<char>& area = areas[gpu];
-        if(area.empty()) area.resize(area_size);
-        return area.data() + area_used[gpu];
     }
     std::string_view text(const staged_message& m) const
     {
-        return std::string_view(areas[m.gpu].data() + m.offset, m.size);
+        return std::string_view(bytes.data() + m.offset, m.size);
     }
 };
 
@@ -185,7 +171,7 @@ add_message(stage& st, line_source& src, size_t size, uint32_t id, uint32_t pid,
     staged_message& m = st.messages[st.count++];
     m.line            = src.number;
     m.ns              = ns;
-    m.offset          = st.area_used[static_cast<size_t>(gpu)];
+    m.offset          = static_cast<uint32_t>(st.used);
     m.size            = static_cast<uint32_t>(size);
     m.id              = id;
     m.pid             = pid;
@@ -197,25 +183,8 @@ add_message(stage& st, line_source& src, size_t size, uint32_t id, uint32_t pid,
         st.waits.push_back(src.pending_wait);
         src.pending_wait = mask_wait{};
     }
-    st.area_used[static_cast<size_t>(gpu)] += static_cast<uint32_t>(size);
     st.used += size;
 }
-
-// route_and_rewrite's output: the area of the event's GPU, or scratch for an event no GPU
-// gets (then dropped).
-struct routed_to
-{
-    line_source& src;
-    stage&       st;
-    long         gpu = -1;
-
-    static char* output(void* context, const routed_event& ev)
-    {
-        auto& to = *static_cast<routed_to*>(context);
-        to.gpu   = to.src.gpu_of(ev.route_node);
-        return to.gpu < 0 ? to.st.scratch.data() : to.st.area_end(static_cast<size_t>(to.gpu));
-    }
-};
 
 // Fills the stage from the log; false when the log has no more lines.
 bool
@@ -227,15 +196,16 @@ stage_lines(line_source& src, stage& st)
     {
         if(!src.reader.next_view(line, too_long)) return false;
         st.last_line = ++src.number;
+        char* out    = st.bytes.data() + st.used;
         if(src.trusted && !too_long)
         {
             // The common line in one pass; any other shape takes the general path below.
             routed_event ev;
-            routed_to    to{src, st};
-            if(size_t n = route_and_rewrite(line, src.rule, src.memo, routed_to::output, &to, ev))
+            if(size_t n = route_and_rewrite(line, src.rule, src.memo, out, ev))
             {
-                if(to.gpu < 0) continue; // unroutable
-                add_message(st, src, n, ev.id, ev.pid, to.gpu, true, ev.ns);
+                long gpu = src.gpu_of(ev.route_node);
+                if(gpu < 0) continue; // unroutable
+                add_message(st, src, n, ev.id, ev.pid, gpu, true, ev.ns);
                 continue;
             }
         }
@@ -243,7 +213,6 @@ stage_lines(line_source& src, stage& st)
         if(c.wait.active) src.pending_wait = c.wait;
         if(c.kind != line_kind::event) continue;
         uint32_t text_pid = 0;
-        char*    out      = st.area_end(static_cast<size_t>(c.gpu));
         size_t   n        = rewrite_line_to(out, line, c.event, src.rule, text_pid, &src.memo);
         add_message(st, src, n, c.event.id, delivery_pid(c.event, text_pid), c.gpu, c.event.has_ns,
                     c.event.ns);
@@ -265,8 +234,6 @@ struct vanish_schedule
                          [](const vanish_fault& a, const vanish_fault& b)
                          { return a.line < b.line; });
     }
-    // A fault applies at or before line.
-    bool due(uint64_t line) const { return next < faults.size() && faults[next].line <= line; }
     void apply_through(const config& cfg, session& s, uint64_t line)
     {
         for(; next < faults.size() && faults[next].line <= line; ++next)
@@ -284,14 +251,8 @@ struct replay
     vanish_schedule               vanish;
     uint64_t                      batch    = 0;
     uint64_t                      produced = 0;
-    // Messages queued by queue_if_room and not yet in their FIFOs (per GPU, per client), and
-    // the GPUs that have some: flushed before the lock is released or another path delivers.
-    std::vector<std::vector<pending_run>> runs =
-        std::vector<std::vector<pending_run>>(s.gpus.size());
-    std::vector<uint16_t> pending_gpus;
-    std::vector<uint8_t>  gpu_pending = std::vector<uint8_t>(s.gpus.size(), 0);
-    steady::time_point    start       = steady::now();
-    steady::time_point    previous    = start;
+    steady::time_point            start    = steady::now();
+    steady::time_point            previous = start;
 
     // Messages are delivered in batches under one hold of the lock; a batch ends (wake-ups
     // given, lock released) when the stage is delivered (the next one is read and parsed
@@ -374,59 +335,17 @@ struct replay
         return true;
     }
 
-    void flush_all()
-    {
-        for(uint16_t g : pending_gpus)
-        {
-            flush_runs(s.gpus[g], runs[g]);
-            gpu_pending[g] = 0;
-        }
-        pending_gpus.clear();
-    }
-
-    // deliver_one's work for a message that needs no wait, drop, fault or schedule, as one
-    // more message of its clients' runs; false when it is not such a message.
-    bool queue_fast(const stage& st, const staged_message& m)
-    {
-        gpu_state& gpu = s.gpus[m.gpu];
-        if(m.waits || gpu.vanished || vanish.due(m.line)) return false;
-        std::vector<pending_run>& gpu_runs = runs[m.gpu];
-        if(!queue_if_room(cfg, gpu, gpu_runs, m.id, m.pid, st.text(m))) return false;
-        if(!gpu_pending[m.gpu])
-        {
-            gpu_pending[m.gpu] = 1;
-            pending_gpus.push_back(m.gpu);
-        }
-        ++produced;
-        ++s.progress;
-        return true;
-    }
-
     // Delivers the stage in order, then ends the batch; false when the replay stops.
     bool deliver_stage(const stage& st)
     {
         lock.lock();
-        bool       going = !s.stop;
-        size_t     waits = 0;
-        const bool fast  = cfg.pace == pace_kind::lossless || cfg.pace == pace_kind::max;
+        bool   going = !s.stop;
+        size_t waits = 0;
         for(size_t i = 0; going && i < st.count; ++i)
         {
             const staged_message& m = st.messages[i];
-            if(fast && queue_fast(st, m))
-            {
-                if(++batch >= max_batch)
-                {
-                    flush_all();
-                    end_batch();
-                    lock.lock();
-                    going = !s.stop;
-                }
-                continue;
-            }
-            flush_all();
-            going = deliver_one(st, m, m.waits ? st.waits[waits++] : mask_wait{});
+            going                   = deliver_one(st, m, m.waits ? st.waits[waits++] : mask_wait{});
         }
-        flush_all();
         if(going) vanish.apply_through(cfg, s, st.last_line); // lines after the last event
         end_batch();
         return going;
@@ -462,7 +381,7 @@ produce(emulator& emu, session& s)
         rewrite_rule{cfg.has_self, cfg.self_pid, static_cast<uint32_t>(s.pid), s.ns_offset}};
     std::unique_lock<std::mutex> lock(*emu.mu, std::defer_lock);
     replay                       out{emu, s, cfg, lock, vanish_schedule(cfg.vanish_faults)};
-    stage                        staged(cfg.gpus.size());
+    stage                        staged;
     bool                         more = true;
     while(more)
     {
