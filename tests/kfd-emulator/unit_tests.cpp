@@ -312,11 +312,14 @@ TEST(ParseRoutingFields, AgreesWithParseEventOnTheBundledLogs)
 // The fused hot path (route_and_rewrite) must give what the general path (parse_routing_fields,
 // then rewrite_line_to) gives, on every line it accepts, and refuse every line parse_event
 // refuses. Returns whether the fused path accepted the line.
+// With memo: the fused path's memo of the lines before (a fresh one without).
 bool
-expect_same_as_general_path(const std::string& line, const rewrite_rule& rule)
+expect_same_as_general_path(const std::string& line, const rewrite_rule& rule,
+                            rewrite_memo* memo = nullptr)
 {
     std::vector<char> fused_out(line.size() + rewrite_growth);
-    rewrite_memo      fused_memo;
+    rewrite_memo      fresh_memo;
+    rewrite_memo&     fused_memo = memo != nullptr ? *memo : fresh_memo;
     routed_event      fused;
     const size_t fused_size = route_and_rewrite(line, rule, fused_memo, fused_out.data(), fused);
     parsed_event full;
@@ -441,6 +444,64 @@ TEST(RouteAndRewrite, AgreesWithTheGeneralPathOnTheBundledLogs)
                 if(expect_same_as_general_path(line, rule)) ++fused;
         });
     EXPECT_GT(fused, 4000u); // the logs were found, and most of their lines took the fused path
+}
+
+// The fused path converts only the last six digits of a timestamp whose leading digits are
+// the bytes of the timestamp before, and no pid whose bytes are the pid before: lines in a row
+// that repeat, change and cut those bytes must still give what the general path gives.
+TEST(RouteAndRewrite, TheMemoOfThePreviousLinesNeverChangesWhatIsRead)
+{
+    const std::vector<std::string> lines = {
+        "7 40000000020555 -54844 @1(1ea0) R",
+        "7 40000000021722 -54844 @1(1ea0) R",  // same head, same pid
+        "7 40000001021722 -54844 @1(1ea0) R",  // head differs in its last digit
+        "7 40000001999999 -548440 @1(1ea0) R", // pid: the one before, one digit longer
+        "7 40000001000000 -54844 @1(1ea0) R",
+        "7 4000000100000 -5484 @1(1ea0) R",    // one digit shorter: the head's bytes differ
+        "7 400000010000000 -5484 @1(1ea0) R",  // one longer: the head's bytes, then 7 digits
+        "7 40000001000000 -54845 @1(1ea0) R",  // pid: its last digit differs
+        "7 40000001123456x -54845 @1(1ea0) R", // refused after the head's bytes
+        "7 40000001/23456 -54845 @1(1ea0) R",  // a byte next to '0' among the last six
+        "7 40000001:23456 -54845 @1(1ea0) R",  // and next to '9'
+        "7 4000000112345 -54845 @1(1ea0) R",   // five digits after the head's bytes
+        "7 40000001123456 -54845x @1(1ea0) R", // refused after the pid's bytes
+        "7 40000001123456 -54845",             // the line ends after the pid's bytes
+        "7 40000001123456 -54845 @1(1ea0) R",
+        "7 4000000112345 ",                     // too short for the eight-byte steps
+        "7 40000001123456 -1234567 @1(1ea0) R", // seven digits: the longest pid remembered
+        "7 40000001123457 -1234567 @1(1ea0) R",
+        "7 40000001123457 -12345678 @1(1ea0) R",
+        "7 40000001123457 -12345678 @1(1ea0) R",
+        "7 9223372036854775807 -1 @1(1ea0) R", // 19 digits: the head is 13
+        "7 9223372036854775808 -1 @1(1ea0) R", // its head's bytes, above INT64_MAX: refused
+        "7 9223372036854775806 -1 @1(1ea0) R",
+        "7 0000000000000000001 -01 @1(1ea0) R", // leading zeros
+        "7 0000000000000999999 -01 @1(1ea0) R",
+        "7 1234567 -7 @1(1ea0) R", // seven digits: a head of one
+        "7 1999999 -7 @1(1ea0) R",
+        "7 2999999 -7 @1(1ea0) R",
+        "7 1 -7 @1(1ea0) R",
+    };
+    for(const rewrite_rule& rule : fused_rules)
+        for(int round = 0; round < 2; ++round) // the second round starts with a used memo
+        {
+            rewrite_memo memo;
+            for(const std::string& line : lines)
+                expect_same_as_general_path(line, rule, &memo);
+            for(auto it = lines.rbegin(); it != lines.rend(); ++it)
+                expect_same_as_general_path(*it, rule, &memo);
+        }
+    // What the fused path accepts and refuses does not depend on the memo either.
+    rewrite_memo memo;
+    for(const std::string& line : lines)
+    {
+        rewrite_memo      fresh;
+        std::vector<char> a(line.size() + rewrite_growth), b(line.size() + rewrite_growth);
+        routed_event      ea, eb;
+        EXPECT_EQ(route_and_rewrite(line, fused_rules[1], memo, a.data(), ea),
+                  route_and_rewrite(line, fused_rules[1], fresh, b.data(), eb))
+            << line;
+    }
 }
 
 TEST(ParseEvent, TimestampsOfEveryLengthAndTheByteThatEndsThem)

@@ -18,7 +18,7 @@ byte_fifo::push_whole(const char* data, size_t n)
     if(tail >= buffer_.size()) tail -= buffer_.size();
     size_t first = std::min(n, buffer_.size() - tail);
     std::memcpy(buffer_.data() + tail, data, first);
-    std::memcpy(buffer_.data(), data + first, n - first);
+    if(first < n) std::memcpy(buffer_.data(), data + first, n - first); // wrapped
     size_ += n;
     return true;
 }

@@ -647,6 +647,92 @@ scan_decimal(const char* b, size_t n, size_t pos, uint64_t& value, size_t& end)
     return true;
 }
 
+// The first len bytes (at most 16) of a and b are equal; both have 16 bytes readable.
+inline bool
+same_head(const char* a, const char* b, size_t len)
+{
+    uint64_t a0 = 0, a1 = 0, b0 = 0, b1 = 0;
+    std::memcpy(&a0, a, 8);
+    std::memcpy(&a1, a + 8, 8);
+    std::memcpy(&b0, b, 8);
+    std::memcpy(&b1, b + 8, 8);
+    const uint64_t m0 = len >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * len)) - 1;
+    const uint64_t m1 = len >= 16  ? ~uint64_t{0}
+                        : len <= 8 ? 0
+                                   : (uint64_t{1} << (8 * (len - 8))) - 1;
+    return ((a0 ^ b0) & m0) == 0 && ((a1 ^ b1) & m1) == 0;
+}
+
+// scan_decimal of the timestamp at b[pos], through the memo: when the line has the leading
+// digits the last timestamp had (as bytes) and then six digits and a byte that is not one,
+// only those six are converted. Gives what scan_decimal gives, and remembers the leading
+// digits of what it accepts (7 to 19 digits).
+bool
+scan_timestamp(const char* b, size_t n, size_t pos, rewrite_memo& memo, uint64_t& value,
+               size_t& end)
+{
+    const size_t head = memo.ns_head_len;
+    if(head != 0 && pos + 16 <= n && pos + head + 8 <= n &&
+       same_head(b + pos, memo.ns_head_text, head))
+    {
+        uint64_t eight = 0;
+        std::memcpy(&eight, b + pos + head, sizeof(eight));
+        // Bytes 0-5 digits, byte 6 not one (byte 7: any).
+        if((non_digit_bytes(eight) & 0x0080808080808080ull) == 0x0080000000000000ull)
+        {
+            const uint64_t values = (eight - 0x30 * each_byte) << 16;
+            const uint64_t v      = memo.ns_head * 1000000 + eight_digit_values_number(values);
+            if(v <= static_cast<uint64_t>(INT64_MAX))
+            {
+                value = v;
+                end   = pos + head + 6;
+                return true;
+            }
+        }
+    }
+    if(!scan_decimal(b, n, pos, value, end)) return false;
+    const size_t digits = end - pos;
+    if(digits >= 7 && pos + 16 <= n)
+    {
+        memo.ns_head_len = digits - 6;
+        memo.ns_head     = value / 1000000;
+        std::memcpy(memo.ns_head_text, b + pos, 16); // bytes past the head are not compared
+    }
+    return true;
+}
+
+// scan_decimal of the pid at b[pos], through the memo: the digits the last pid had, then ' ',
+// are that pid. Gives what scan_decimal gives when the number ends in ' ' (the only end the
+// caller accepts), and remembers a pid of 1 to 7 digits that does.
+bool
+scan_pid(const char* b, size_t n, size_t pos, rewrite_memo& memo, uint64_t& value, size_t& end)
+{
+    const size_t len = memo.raw_pid_len;
+    if(len != 0 && pos + 8 <= n)
+    {
+        uint64_t eight = 0, known = 0;
+        std::memcpy(&eight, b + pos, sizeof(eight));
+        std::memcpy(&known, memo.raw_pid_text, sizeof(known));
+        // The digits and ' ' (all eight bytes for seven digits).
+        const uint64_t mask = len >= 7 ? ~uint64_t{0} : (uint64_t{1} << (8 * (len + 1))) - 1;
+        if(((eight ^ known) & mask) == 0)
+        {
+            value = memo.raw_pid;
+            end   = pos + len;
+            return true;
+        }
+    }
+    if(!scan_decimal(b, n, pos, value, end)) return false;
+    const size_t digits = end - pos;
+    if(digits <= 7 && end < n && b[end] == ' ')
+    {
+        std::memcpy(memo.raw_pid_text, b + pos, digits + 1);
+        memo.raw_pid_len = digits;
+        memo.raw_pid     = value;
+    }
+    return true;
+}
+
 // 1 to 8 hex digits from b[at] (at moves past them); false for none and for more than 8
 // (which take_u32_hex may still accept, with leading zeros: the general path decides).
 bool
@@ -732,8 +818,8 @@ route_and_rewrite(std::string_view line, const rewrite_rule& rule, rewrite_memo&
     uint64_t pid     = 0;
     size_t   ns_end  = 0;
     size_t   pid_end = 0;
-    if(!scan_decimal(b, n, 2, ns, ns_end) || !byte_at(b, n, ns_end, ' ') ||
-       !byte_at(b, n, ns_end + 1, '-') || !scan_decimal(b, n, ns_end + 2, pid, pid_end) ||
+    if(!scan_timestamp(b, n, 2, memo, ns, ns_end) || !byte_at(b, n, ns_end, ' ') ||
+       !byte_at(b, n, ns_end + 1, '-') || !scan_pid(b, n, ns_end + 2, memo, pid, pid_end) ||
        pid > 0xffffffffull || !byte_at(b, n, pid_end, ' '))
         return 0;
     uint32_t node = 0;

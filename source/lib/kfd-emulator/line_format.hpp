@@ -103,6 +103,16 @@ struct rewrite_memo
     pid_style pid_kind     = pid_style::none;
     char      pid_text[12] = {};
     size_t    pid_len      = 0;
+    // What route_and_rewrite read in the lines before: the leading digits of the last
+    // timestamp (all but its last six) and the last pid, as the log wrote them, and their
+    // values. A line that repeats those bytes has only its timestamp's last six digits
+    // converted (the pid not at all).
+    char     ns_head_text[16] = {};
+    size_t   ns_head_len      = 0; // 0: none yet
+    uint64_t ns_head          = 0;
+    char     raw_pid_text[8]  = {}; // the digits, then ' '
+    size_t   raw_pid_len      = 0;  // digits, at most 7; 0: none yet
+    uint64_t raw_pid          = 0;
 };
 
 // The same into out, which has room for line.size() + rewrite_growth bytes; returns the
