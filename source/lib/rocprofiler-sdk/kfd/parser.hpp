@@ -265,20 +265,27 @@ find_newline(const char* p, size_t n) noexcept
     return static_cast<const char*>(std::memchr(p, '\n', n));
 }
 
-// Bit i set when p[i] is '\n', for the 64 bytes at p.
+#if defined(__SSE2__)
+// Bit i set when p[i] is '\n', for the 16 bytes at p.
+inline uint32_t
+newline_bits16(const char* p, __m128i newline) noexcept
+{
+    const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    return static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(block, newline)));
+}
+#endif
+
+// Bit i set when p[i] is '\n', for the 64 bytes at p. The four blocks written out: GCC at
+// -O2 kept a loop of four (a counter, a compare and a branch per block, and variable shifts):
+// 16 instructions more per line of a kernel log (callgrind, bench-kfd-hot-path mix).
 inline uint64_t
 newline_bits64(const char* p) noexcept
 {
 #if defined(__SSE2__)
-    const __m128i newline = _mm_set1_epi8('\n');
-    uint64_t      bits    = 0;
-    for(int i = 0; i < 4; ++i)
-    {
-        const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * i));
-        const auto hits = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(block, newline)));
-        bits |= uint64_t{hits} << (16 * i);
-    }
-    return bits;
+    const __m128i  newline = _mm_set1_epi8('\n');
+    const uint64_t low     = newline_bits16(p, newline) | (newline_bits16(p + 16, newline) << 16);
+    const uint64_t high = newline_bits16(p + 32, newline) | (newline_bits16(p + 48, newline) << 16);
+    return low | (high << 32);
 #else
     uint64_t bits = 0;
     for(int i = 0; i < 64; ++i)
