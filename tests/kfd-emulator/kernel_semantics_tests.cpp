@@ -6,6 +6,7 @@
 #include "emulator_fixture.hpp"
 
 #include <algorithm>
+#include <sstream>
 
 namespace kfd_test
 {
@@ -42,9 +43,10 @@ with_header(std::vector<std::string> header, const std::vector<std::string>& eve
 // reader: each message that fits goes in, each that does not is dropped.
 struct fifo_model
 {
-    std::string kept;
-    size_t      queued  = 0;
-    size_t      dropped = 0;
+    std::string         kept;
+    size_t              queued  = 0;
+    size_t              dropped = 0;
+    std::vector<size_t> dropped_indices; // of the messages dropped, in order
 };
 
 fifo_model
@@ -59,7 +61,10 @@ offer_all(const std::vector<std::string>& messages, size_t capacity)
             ++model.queued;
         }
         else
+        {
             ++model.dropped;
+            model.dropped_indices.push_back(static_cast<size_t>(&message - messages.data()));
+        }
     }
     return model;
 }
@@ -95,6 +100,19 @@ TEST_P(FifoCapacity, QueuesWholeMessagesAndDropsTheRestSilently)
     EXPECT_EQ(s["total"]["dropped_fifo_full"].u64(), expected.dropped);
     EXPECT_EQ(s["gpus"][0]["clients"][0]["max_fifo_fill"].u64(), expected.kept.size());
     EXPECT_LE(expected.kept.size(), capacity);
+
+    // <stats>.drops: one line per dropped message, "<gpu index> <event index> <ns>", in order.
+    std::istringstream  marks(read_file(stats_path() + ".drops"));
+    std::vector<size_t> indices;
+    uint64_t            gpu = 0, index = 0, ns = 0, previous_ns = 0;
+    while(marks >> gpu >> index >> ns)
+    {
+        EXPECT_EQ(gpu, 0u);
+        EXPECT_GE(ns, previous_ns);
+        previous_ns = ns;
+        indices.push_back(index);
+    }
+    EXPECT_EQ(indices, expected.dropped_indices);
 }
 
 INSTANTIATE_TEST_SUITE_P(KernelSizes, FifoCapacity, ::testing::Values(1024, 8192));

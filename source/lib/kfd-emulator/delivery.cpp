@@ -6,6 +6,7 @@
 #include "real_libc.hpp"
 
 #include <sys/socket.h>
+#include <time.h>
 
 #include <algorithm>
 
@@ -112,6 +113,26 @@ mask_wait_done(const session& s, const mask_wait& wait)
     return enabled == wait.with;
 }
 
+namespace
+{
+void
+mark_drop(gpu_state& gpu)
+{
+    if(gpu.drop_marks.size() >= max_drop_marks) return;
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    try
+    {
+        gpu.drop_marks.push_back(
+            drop_mark{gpu.n.events_emitted - 1, static_cast<uint64_t>(ts.tv_sec) * 1000000000u +
+                                                    static_cast<uint64_t>(ts.tv_nsec)});
+    }
+    catch(...)
+    {
+    }
+}
+} // namespace
+
 // Returns how many clients dropped msg because their FIFO was full.
 uint64_t
 deliver(const config& cfg, gpu_state& gpu, uint32_t id, uint32_t pid, std::string_view msg)
@@ -142,6 +163,7 @@ deliver(const config& cfg, gpu_state& gpu, uint32_t id, uint32_t pid, std::strin
             ++c->n.dropped_fifo_full;
             ++gpu.n.dropped_fifo_full;
             ++drops;
+            mark_drop(gpu);
             continue;
         }
         ++c->n.queued;

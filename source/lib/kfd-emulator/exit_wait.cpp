@@ -55,6 +55,18 @@ wait_at_exit(emulator& emu, session& s, std::unique_lock<std::mutex>& lock,
     return "complete";
 }
 
+// "<gpu index> <event index> <CLOCK_MONOTONIC ns>" per dropped message, in order per GPU
+// (<stats file>.drops; written only when a message was dropped).
+std::string
+drop_marks_text(const session& s)
+{
+    std::string text;
+    for(size_t gpu = 0; gpu < s.gpus.size(); ++gpu)
+        for(const drop_mark& d : s.gpus[gpu].drop_marks)
+            text += std::to_string(gpu) + ' ' + std::to_string(d.event) + ' ' +
+                    std::to_string(d.time_ns) + '\n';
+    return text;
+}
 } // namespace
 
 void
@@ -64,6 +76,7 @@ at_process_exit()
     if(emu == nullptr || !emu->ready || !adopt_if_forked(false)) return;
     std::string text;
     std::string path;
+    std::string drops;
     try
     {
         // exit() may come from a signal handler that interrupted this very thread while it
@@ -94,14 +107,16 @@ at_process_exit()
         s->stop = true; // from here on the counters are final
         emu->cv->notify_all();
         if(emu->stats_target_pid != getpid() || emu->stats_target.empty()) return;
-        path = emu->stats_target;
-        text = stats_to_json(collect_stats(*emu, *s, waited));
+        path  = emu->stats_target;
+        text  = stats_to_json(collect_stats(*emu, *s, waited));
+        drops = drop_marks_text(*s);
     }
     catch(...)
     {
         return;
     }
     write_stats_file(path, text);
+    if(!drops.empty()) write_stats_file(path + ".drops", drops);
 }
 
 namespace

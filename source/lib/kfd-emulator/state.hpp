@@ -79,13 +79,24 @@ struct client
     client_stats n;
 };
 
+// When a message was dropped for a full FIFO: the GPU's event count then (its index in the
+// GPU's events) and CLOCK_MONOTONIC. Tells a reader's start-up and warm-up from its steady
+// state (benchmarks: drops by phase of the run).
+struct drop_mark
+{
+    uint64_t event   = 0;
+    uint64_t time_ns = 0;
+};
+inline constexpr size_t max_drop_marks = 65536; // per GPU; later drops are only counted
+
 struct gpu_state
 {
-    gpu_stats            n;
-    bool                 vanished      = false;
-    uint64_t             vanished_line = 0;
-    std::vector<client*> clients; // open and closed
-    uint64_t             clients_omitted = 0;
+    gpu_stats              n;
+    std::vector<drop_mark> drop_marks;
+    bool                   vanished      = false;
+    uint64_t               vanished_line = 0;
+    std::vector<client*>   clients; // open and closed
+    uint64_t               clients_omitted = 0;
 };
 
 // What one process sees: created at its first /dev/kfd open.
