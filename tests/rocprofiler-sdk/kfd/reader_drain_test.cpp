@@ -97,6 +97,38 @@ expected_lines(size_t first, size_t count)
     return lines;
 }
 
+// run_reader on a pipe_stream's config, with a wake-up fd and a stop flag; stopped, joined
+// and its fd closed when it goes out of scope.
+struct reader_loop
+{
+    pipe_stream&      p;
+    int               wake = rocprofiler::kfd::device::make_wake_fd();
+    std::atomic<bool> stop{false};
+    std::thread       thread;
+
+    explicit reader_loop(pipe_stream& stream) : p(stream)
+    {
+        p.config.wake_fd       = wake;
+        p.config.wake_identity = rocprofiler::kfd::device::identify(wake);
+        p.config.stop          = &stop;
+    }
+    ~reader_loop()
+    {
+        stop_and_join();
+        rocprofiler::kfd::device::close_owned(wake, p.config.wake_identity);
+    }
+    void start()
+    {
+        thread = std::thread{[this] { rocprofiler::kfd::run_reader(p.config); }};
+    }
+    void stop_and_join()
+    {
+        stop.store(true);
+        rocprofiler::kfd::device::wake(wake);
+        if(thread.joinable()) thread.join();
+    }
+};
+
 TEST(kfd_reader_drain, several_full_reads_then_a_short_one)
 {
     pipe_stream  p;
@@ -215,24 +247,17 @@ TEST(kfd_reader_coalescing, the_loop_reads_a_waiting_stream_when_its_wait_ends)
                             cv.notify_all();
                         });
     };
-    int wake = rocprofiler::kfd::device::make_wake_fd();
-    ASSERT_GE(wake, 0);
-    std::atomic<bool> stop{false};
-    p.config.wake_fd       = wake;
-    p.config.wake_identity = rocprofiler::kfd::device::identify(wake);
-    p.config.stop          = &stop;
-    p.stream.nap_until_ns  = boottime_ns() + 2'000'000; // waiting: not polled for 2 ms
+    reader_loop loop{p};
+    ASSERT_GE(loop.wake, 0);
+    p.stream.nap_until_ns = boottime_ns() + 2'000'000; // waiting: not polled for 2 ms
     p.queue(lines_of_64_bytes(0, 10));
-    std::thread reader{[&] { rocprofiler::kfd::run_reader(p.config); }};
+    loop.start();
     {
         std::unique_lock<std::mutex> lock{m};
         EXPECT_TRUE(cv.wait_for(lock, std::chrono::seconds(60), [&] { return lines == 10; }));
     }
-    stop.store(true);
-    rocprofiler::kfd::device::wake(wake);
-    reader.join();
+    loop.stop_and_join();
     EXPECT_EQ(lines, 10u);
-    rocprofiler::kfd::device::close_owned(wake, p.config.wake_identity);
 }
 } // namespace
 
@@ -243,23 +268,16 @@ namespace
 TEST(kfd_reader_start, wait_returns_once_the_reader_polls)
 {
     pipe_stream p;
-    int         wake = rocprofiler::kfd::device::make_wake_fd();
-    ASSERT_GE(wake, 0);
-    std::atomic<bool> stop{false};
-    p.config.wake_fd       = wake;
-    p.config.wake_identity = rocprofiler::kfd::device::identify(wake);
-    p.config.stop          = &stop;
+    reader_loop loop{p};
+    ASSERT_GE(loop.wake, 0);
     EXPECT_FALSE(p.config.polling);
-    std::thread reader{[&] { rocprofiler::kfd::run_reader(p.config); }};
+    loop.start();
     EXPECT_TRUE(rocprofiler::kfd::wait_until_polling(p.config, std::chrono::seconds(60)));
     EXPECT_NE(p.config.read_buffer, nullptr); // allocated before the first poll, not read
     // Lines queued now are read by the loop that was waiting.
     p.queue(lines_of_64_bytes(0, 3));
-    stop.store(true);
-    rocprofiler::kfd::device::wake(wake);
-    reader.join();
+    loop.stop_and_join();
     EXPECT_EQ(p.received, expected_lines(0, 3));
-    rocprofiler::kfd::device::close_owned(wake, p.config.wake_identity);
 }
 
 TEST(kfd_reader_start, wait_is_bounded_when_no_reader_runs)
