@@ -131,7 +131,8 @@ struct reader_config
     std::mutex              drain_mutex;
     std::condition_variable drain_cv;
     // The reader's read buffer, on the heap (a thread_local this size would be static TLS
-    // that every thread of a host program pays for). Allocated at the first read.
+    // that every thread of a host program pays for). Allocated as the reader starts,
+    // before its first poll (drain_stream alone allocates it at its first read).
     std::unique_ptr<char[]> read_buffer;
 };
 
