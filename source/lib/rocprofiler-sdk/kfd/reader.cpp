@@ -226,7 +226,7 @@ run_reader(reader_config& config) noexcept
     // Coalescing waits end when asked (the default slack, 50 us, is half a wait): this
     // thread's own setting, nothing of the program's.
     if(config.coalesce_reads) ::prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
-    // The first read should not fault in its buffer while the FIFO fills.
+    // Not at the first read, while the FIFO fills (its pages are still touched then).
     if(!config.read_buffer) config.read_buffer.reset(new(std::nothrow) char[read_buffer_size]);
     {
         std::lock_guard<std::mutex> lock{config.drain_mutex};
