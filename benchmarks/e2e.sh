@@ -16,7 +16,9 @@
 # emulator's are given apart. The SDK is told the FIFO size (ROCPROFILER_KFD_FIFO_BYTES), as it
 # would find it from the kernel version on a real machine. The SDK threads' user time is split by the code it ran in (the
 # SDK's library, the emulator's, libc) from a third run sampled with perf
-# (user_cpu_split.py). Then the idle cost: context switches and CPU time of the SDK
+# (user_cpu_split.py). The last column is the share of all CPU time that the hypervisor
+# stole (/proc/stat) during the drops run: on a VM whose vCPUs are taken away for
+# milliseconds, a 1 KiB FIFO overflows whatever the guest does. Then the idle cost: context switches and CPU time of the SDK
 # threads over 3 s of tracing with no events.
 #
 #   benchmarks/e2e.sh [build-dir] [seconds per rate]        (defaults: build 2)
@@ -52,6 +54,12 @@ sdk_threads() { # file when
         END { printf "%d %d %d %d %d%s\n", cpu, reader, cb, user, cs, tids }' "$1"
 }
 
+# Steal time of all CPUs (the hypervisor running something else on our vCPUs), in clock
+# ticks, from /proc/stat: a run during which the vCPUs were taken away can drop events that
+# no code in the guest could have kept.
+steal_ticks() { awk '$1 == "cpu" { print $9; exit }' /proc/stat; }
+all_ticks() { awk '$1 == "cpu" { t = 0; for (i = 2; i <= 9; ++i) t += $i; print t; exit }' /proc/stat; }
+
 stat_field() { # stats.json field (of "total"), n/a when the run left no statistics
     python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['total'][sys.argv[2]])" \
         "$1" "$2" 2>/dev/null || echo n/a
@@ -59,8 +67,8 @@ stat_field() { # stats.json field (of "total"), n/a when the run left no statist
 
 echo "# e2e: $(date -u +%FT%TZ), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-echo "| FIFO | offered rate (events/s) | events | dropped by the FIFO | SDK CPU ms per M events: all (reader + callback) | of it user time | user time by code (perf): SDK / emulator / libc | SDK threads' syscalls per event, as on a kernel (poll, identity check, read, futex...) | the emulator's own syscalls inside them per event |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "| FIFO | offered rate (events/s) | events | dropped by the FIFO | SDK CPU ms per M events: all (reader + callback) | of it user time | user time by code (perf): SDK / emulator / libc | SDK threads' syscalls per event, as on a kernel (poll, identity check, read, futex...) | the emulator's own syscalls inside them per event | steal time during the drops run |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 for fifo in 1024 8192; do
     best=none
     for rate in 10000 50000 100000 200000 500000 1000000 max; do
@@ -75,9 +83,12 @@ for fifo in 1024 8192; do
         log=$WORK/$fifo-$rate.log
         "$GEN" --scenario mixed --gpus 1 --events "$events" --seed 3 --pace "$pace" --fifo "$fifo" -o "$log"
         rm -f "$WORK/stats.json"
+        steal0=$(steal_ticks) all0=$(all_ticks)
         timeout 300 env ROCPROFILER_KFD_FIFO_BYTES="$fifo" LD_PRELOAD="$EMU" KFD_EMULATOR_LOG="$log" KFD_EMULATOR_STATS="$WORK/stats.json" \
             "$HOST" --idle-ms 500 >"$WORK/out" 2>"$WORK/err" || true
         dropped=$(stat_field "$WORK/stats.json" dropped_fifo_full)
+        steal=$(awk -v s="$(($(steal_ticks) - steal0))" -v a="$(($(all_ticks) - all0))" \
+            'BEGIN { printf "%.1f%%", (a > 0 ? 100 * s / a : 0) }')
         read -r cpu_ns reader_ns cb_ns user_ticks _ _ < <(sdk_threads "$WORK/out" end)
         # ms per million events; user time from clock ticks (10 ms each: coarse for short runs)
         cpu_per_m=$(awk -v c="$cpu_ns" -v r="$reader_ns" -v b="$cb_ns" -v e="$events" \
@@ -114,10 +125,10 @@ print("%.3f %.3f" % ((calls - emu + t["reads_intercepted"]) / events, emu / even
                 python3 "$HERE/user_cpu_split.py" 100000 "$events" |
                 awk '{ printf "%s / %s / %s", $1, $2, $3 }')
         fi
-        echo "| $fifo | $rate | $events | $dropped | $cpu_per_m | $user_per_m | $user_split | $sys_kernel | $sys_emulator |"
+        echo "| $fifo | $rate | $events | $dropped | $cpu_per_m | $user_per_m | $user_split | $sys_kernel | $sys_emulator | $steal |"
         [[ $dropped == 0 && $rate != max ]] && best=$rate
     done
-    echo "| $fifo | highest offered rate with zero drops: $best | | | | | | | |"
+    echo "| $fifo | highest offered rate with zero drops: $best | | | | | | | | |"
 done
 
 # Idle: a log of 10 events, then 3 s of tracing with nothing to read.
