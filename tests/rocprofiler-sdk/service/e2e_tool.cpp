@@ -20,6 +20,10 @@
 //   E2E_CALLBACK=slow|throw|hang|exit (exit: calls exit(0) from the first callback)
 //   E2E_CALLBACK=slow|throw|hang  every callback sleeps 50 ms / throws after recording /
 //                                 blocks forever (after recording its batch)
+//   E2E_HANG_STARTS_MARKERS=1  with E2E_CALLBACK=hang: the marker context (raw UNMAP_FROM_GPU
+//                      events) is created but started only by the first callback, just before
+//                      it blocks. With `#@ wait-mask <gpu> with b` in the log, the lines after
+//                      it reach the SDK only once the callback is stuck (a gate, not a race).
 #include <rocprofiler-sdk/ext/kfd.h>
 #include <rocprofiler-sdk/registration.h>
 #include <rocprofiler-sdk/rocprofiler.h>
@@ -74,9 +78,12 @@ rocprofiler_context_id_t      marker_ctx{};
 rocprofiler_buffer_id_t       marker_buffer{};
 // Never destroyed: a callback thread may still notify while exit runs static destructors
 // (as the README advises tools, state lives in heap objects that are never freed).
-std::mutex&              marker_mutex = *new std::mutex;
-std::condition_variable& marker_cv    = *new std::condition_variable;
-uint64_t                 markers      = 0; // under marker_mutex
+std::mutex&              marker_mutex        = *new std::mutex;
+std::condition_variable& marker_cv           = *new std::condition_variable;
+uint64_t                 markers             = 0; // under marker_mutex
+bool                     hang_starts_markers = false;
+std::atomic<bool>        markers_started{false};
+std::thread*             marker_starter = nullptr; // never joined: reachable, not leaked
 
 // Waits until `n` markers arrived (bounded, so that a broken run fails instead of hanging).
 bool
@@ -184,8 +191,13 @@ on_records(rocprofiler_context_id_t, rocprofiler_buffer_id_t buffer,
     if(callback_mode == "throw") throw std::runtime_error("tool callback failure");
     if(callback_mode == "exit") exit(0); // an application exiting from a callback
     if(callback_mode == "hang")
+    {
+        // Another thread: the callback thread is about to block.
+        if(hang_starts_markers && !markers_started.exchange(true))
+            marker_starter = new std::thread([] { rocprofiler_start_context(marker_ctx); });
         for(;;)
             std::this_thread::sleep_for(std::chrono::seconds{1});
+    }
     if(stop_after > 0 && delivered.load() >= stop_after && !stop_requested.exchange(true))
     {
         // Stop from another thread, as an application would; then report what the buffer
@@ -260,7 +272,8 @@ tool_init(rocprofiler_client_finalize_t fini, void*)
         add_line("configure_raw," + std::to_string(raw));
     }
     const bool gap_markers = getenv("E2E_GAP_MARKERS") != nullptr;
-    if(gap_markers)
+    hang_starts_markers = getenv("E2E_HANG_STARTS_MARKERS") != nullptr && callback_mode == "hang";
+    if(gap_markers || hang_starts_markers)
     {
         rocprofiler_create_context(&marker_ctx);
         rocprofiler_create_buffer(marker_ctx, 65536, 0, ROCPROFILER_BUFFER_POLICY_LOSSLESS,
@@ -269,7 +282,8 @@ tool_init(rocprofiler_client_finalize_t fini, void*)
         auto                            status = rocprofiler_configure_buffer_tracing_service(
                                        marker_ctx, ROCPROFILER_BUFFER_TRACING_KFD_EVENT, &unmap, 1, marker_buffer);
         add_line("configure_markers," + std::to_string(status));
-        add_line("start_markers," + std::to_string(rocprofiler_start_context(marker_ctx)));
+        if(gap_markers)
+            add_line("start_markers," + std::to_string(rocprofiler_start_context(marker_ctx)));
     }
     add_line("start," + std::to_string(rocprofiler_start_context(ctx)));
     const char* toggles = getenv("E2E_TOGGLE");

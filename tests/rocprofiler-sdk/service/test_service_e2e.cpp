@@ -303,10 +303,24 @@ TEST(service_e2e, throwing_callback_does_not_harm_the_application)
 
 TEST(service_e2e, stuck_callback_does_not_hang_exit)
 {
+    // 100 records fill the 4 KiB buffer and reach the callback, which blocks for good; only
+    // then (the gate: the callback starts a context that enables unmaps, id b) does the
+    // replay go on, so that 20 000 more records arrive while the callback is stuck and some
+    // are still in the buffer at exit, however the threads are scheduled.
+    std::string log = many_faults_log(100, "lossless") + "#@ wait-mask 1ea0 with b\n";
+    char        line[128];
+    for(int i = 100; i < 20100; ++i)
+    {
+        snprintf(line, sizeof(line), "7 %d -77 @%x(1ea0) R\n8 %d -77 @%x(1ea0) M\n", 1000 + 10 * i,
+                 0x10000 + i, 1005 + 10 * i, 0x10000 + i);
+        log += line;
+    }
     auto        start = std::chrono::steady_clock::now();
     std::string output;
-    auto        out  = replay(many_faults_log(20000, "lossless"),
+    auto        out  = replay(log,
                               {{"E2E_CALLBACK", "hang"},
+                               {"E2E_HANG_STARTS_MARKERS", "1"},
+                               {"E2E_OPS", "2"}, // page faults only: no unmaps before the gate
                                {"E2E_BUFFER_BYTES", "4096"},
                                {"ROCPROFILER_FINALIZE_TIMEOUT_MS", "500"}},
                               app, &output);
@@ -318,9 +332,12 @@ TEST(service_e2e, stuck_callback_does_not_hang_exit)
     EXPECT_EQ(out.values.count("callbacks"), 0u);
     EXPECT_NE(output.find("its finalize is not called"), std::string::npos) << output;
     // What the stuck callback never got is counted as dropped and reported.
-    EXPECT_NE(output.find("records never delivered, counted in records_dropped"),
-              std::string::npos)
+    EXPECT_NE(output.find("records never delivered, counted in records_dropped"), std::string::npos)
         << output;
+    // The gate opened: the replay went past the wait (more than the first 200 events).
+    const auto emitted = out.emulator_stats.find("\"events_emitted\":");
+    ASSERT_NE(emitted, std::string::npos) << out.emulator_stats;
+    EXPECT_GT(std::stoull(out.emulator_stats.substr(emitted + 17)), 200u) << out.emulator_stats;
     EXPECT_LT(took, std::chrono::seconds{20});
 }
 
