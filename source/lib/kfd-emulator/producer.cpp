@@ -311,10 +311,10 @@ struct replay
         std::string_view msg = st.text(m);
         if(cfg.pace == pace_kind::realtime || cfg.pace == pace_kind::rate) keep_schedule(m);
         // The mask wait is checked under the lock that delivers: the event sees the masks
-        // the wait saw (a mask write wakes the cv; the batch so far is visible meanwhile).
-        while(!s.stop && ((wait.active && !mask_wait_done(s, wait)) ||
-                          (cfg.pace == pace_kind::lossless && !gpu.vanished &&
-                           must_wait_for_space(cfg, gpu, m.id, m.pid, msg.size()))))
+        // the wait saw (a mask write wakes the cv; the batch so far is visible meanwhile). In
+        // lossless pace the message is delivered as soon as it has room (in the same pass).
+        auto wait_for_reader = [&]
+        {
             wait_in_batch(
                 [&]
                 {
@@ -322,17 +322,29 @@ struct replay
                     emu.cv->wait_for(lock, std::chrono::milliseconds(100));
                     s.producer_waiting = false;
                 });
+        };
+        uint64_t drops     = 0;
+        bool     delivered = false;
+        while(!s.stop)
+        {
+            if(wait.active && !mask_wait_done(s, wait))
+                wait_for_reader();
+            else if(cfg.pace != pace_kind::lossless || gpu.vanished)
+                break;
+            else if((delivered = deliver_when_room(cfg, gpu, m.id, m.pid, msg, drops)))
+                break;
+            else
+                wait_for_reader();
+        }
         if(s.stop) return false;
         ++produced;
-        // An event dropped because nobody reads is no progress for the exit wait.
-        bool dropped = false;
         if(gpu.vanished)
             ++gpu.n.after_vanish;
-        else if(deliver(cfg, gpu, m.id, m.pid, msg) != 0)
-        {
-            --s.progress;
-            dropped = true;
-        }
+        else if(!delivered)
+            drops = deliver(cfg, gpu, m.id, m.pid, msg);
+        // An event dropped because nobody reads is no progress for the exit wait.
+        const bool dropped = drops != 0;
+        if(dropped) --s.progress;
         ++s.progress;
         // A full FIFO ends the batch: the reader gets its wake-up and the lock between two
         // messages, as it can between two kernel messages, rather than after a whole burst.
