@@ -511,6 +511,16 @@ rewrite_line_into(std::string& out, std::string_view line, const parsed_event& e
 
 namespace
 {
+// The six digits of low (below 10^6), as three pairs.
+inline char*
+write_six_digits(char* p, uint32_t low)
+{
+    std::memcpy(p, two_digits.text + 2 * (low / 10000), 2);
+    std::memcpy(p + 2, two_digits.text + 2 * (low / 100 % 100), 2);
+    std::memcpy(p + 4, two_digits.text + 2 * (low % 100), 2);
+    return p + 6;
+}
+
 // A shifted timestamp: its digits above the last six come from the memo while they stay the
 // same; the six below are written as three pairs.
 char*
@@ -528,11 +538,7 @@ write_timestamp(char* p, uint64_t v, rewrite_memo* memo)
     // A fixed-size copy (out has the room, rewrite_growth): bytes past ns_len are written over
     // by what follows or lie past the message's end.
     std::memcpy(p, memo->ns_text, sizeof(memo->ns_text));
-    p += memo->ns_len;
-    std::memcpy(p, two_digits.text + 2 * (low / 10000), 2);
-    std::memcpy(p + 2, two_digits.text + 2 * (low / 100 % 100), 2);
-    std::memcpy(p + 4, two_digits.text + 2 * (low % 100), 2);
-    return p + 6;
+    return write_six_digits(p + memo->ns_len, low);
 }
 
 char*
@@ -903,14 +909,30 @@ route_and_rewrite_in_place(const char* b, size_t n, size_t max_line, const rewri
     p[1]    = ' ';
     p += 2;
     if(rule.ns_offset != 0)
-        p = write_timestamp(p, static_cast<uint64_t>(shift_timestamp(ev.ns, rule.ns_offset)),
-                            &memo);
+    {
+        // write_timestamp, its common case (the memo's leading digits) inline.
+        constexpr uint64_t million = 1000000;
+        const uint64_t     shifted = static_cast<uint64_t>(shift_timestamp(ev.ns, rule.ns_offset));
+        const uint64_t     high    = shifted / million;
+        if(shifted >= million && high == memo.ns_high)
+        {
+            std::memcpy(p, memo.ns_text, sizeof(memo.ns_text));
+            p = write_six_digits(p + memo.ns_len, static_cast<uint32_t>(shifted - high * million));
+        }
+        else
+            p = write_timestamp(p, shifted, &memo);
+    }
     else
         p = copy_digits(p, b + 2, ns_end - 2); // at most 19 digits
     p[0] = ' ';
     p[1] = '-';
     p += 2;
-    if(new_pid)
+    if(new_pid && memo.pid_len != 0 && memo.pid == ev.pid && memo.pid_kind == pid_style::decimal)
+    {
+        std::memcpy(p, memo.pid_text, sizeof(memo.pid_text)); // write_pid's common case
+        p += memo.pid_len;
+    }
+    else if(new_pid)
         p = write_pid(p, ev.pid, pid_style::decimal, &memo);
     else
         p = copy_digits(p, b + ns_end + 2, pid_end - ns_end - 2); // at most 10
