@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <fstream>
@@ -504,6 +505,87 @@ TEST(RouteAndRewrite, TheMemoOfThePreviousLinesNeverChangesWhatIsRead)
     }
 }
 
+// The producer's form: lines read in place in the log reader's buffer, each ending at the
+// first '\n' before the buffer's end. What lies past that end (stale bytes of an earlier read)
+// is never taken for the line.
+namespace
+{
+// route_and_rewrite_in_place of the bytes, with route_read_slack readable bytes after them
+// (filled with `after`); the message it writes, or "" when it refuses.
+std::string
+in_place(const std::string& bytes, size_t& line_size, size_t max_line = line_reader::max_line,
+         const std::string& after = std::string(route_read_slack, '\0'))
+{
+    std::string buffer = bytes + after;
+    buffer.resize(bytes.size() + std::max(after.size(), route_read_slack), '\0');
+    std::vector<char> out(std::min(bytes.size(), max_line) + rewrite_growth);
+    rewrite_memo      memo;
+    routed_event      ev;
+    const size_t      n = route_and_rewrite_in_place(buffer.data(), bytes.size(), max_line,
+                                                     fused_rules[1], memo, out.data(), ev, line_size);
+    return std::string(out.data(), n);
+}
+
+std::string
+alone(const std::string& line)
+{
+    std::vector<char> out(line.size() + rewrite_growth);
+    rewrite_memo      memo;
+    routed_event      ev;
+    return std::string(out.data(), route_and_rewrite(line, fused_rules[1], memo, out.data(), ev));
+}
+} // namespace
+
+TEST(RouteAndRewrite, InPlaceTakesTheLineUpToItsNewline)
+{
+    const std::string first     = "b 40000000762421 -88 @7f8c6fa00(400) 176e 1";
+    const std::string second    = "9 40000000762500 -88 176e 2";
+    size_t            line_size = 0;
+    const std::string message   = in_place(first + '\n' + second + '\n', line_size);
+    EXPECT_EQ(line_size, first.size());
+    EXPECT_EQ(message, alone(first));
+    EXPECT_FALSE(message.empty());
+    EXPECT_EQ(in_place(second + '\n', line_size), alone(second));
+    EXPECT_EQ(line_size, second.size());
+    // Lines of every length around the sixteen-byte steps of the copy.
+    for(size_t extra = 0; extra < 40; ++extra)
+    {
+        const std::string line = "9 5000 -88 176e " + std::string(extra, 'x');
+        EXPECT_EQ(in_place(line + '\n', line_size), alone(line)) << extra;
+        EXPECT_EQ(line_size, line.size());
+    }
+}
+
+TEST(RouteAndRewrite, InPlaceRefusesALineTheBufferEndCuts)
+{
+    const std::string line      = "b 40000000762421 -88 @7f8c6fa00(400) 176e 1";
+    size_t            line_size = 0;
+    // The buffer ends anywhere inside the line: no '\n' before its end, refused, even when the
+    // bytes after it would complete the line.
+    for(size_t cut = 0; cut <= line.size(); ++cut)
+    {
+        const std::string rest = line.substr(cut) + '\n' + std::string(route_read_slack, '\0');
+        EXPECT_EQ(in_place(line.substr(0, cut), line_size, line_reader::max_line, rest), "") << cut;
+    }
+    // The ')' and the '(' that route a line are looked for in the line only.
+    EXPECT_EQ(in_place("b 1 -1 @1(1\n) 176e 2\n", line_size), "");
+    EXPECT_EQ(in_place("7 1 -1 @1\n(1ea0) R\n", line_size), "");
+    EXPECT_EQ(in_place("5 1 -1 @1(1\n) 0->1ea0\n", line_size), "");
+}
+
+TEST(RouteAndRewrite, InPlaceRefusesALineLongerThanTheLongestLine)
+{
+    size_t            line_size = 0;
+    const std::string head      = "9 5000 -88 176e ";
+    for(size_t max_line : {size_t{40}, size_t{47}, size_t{48}, size_t{64}})
+    {
+        const std::string longest = head + std::string(max_line - head.size(), 'x');
+        EXPECT_EQ(in_place(longest + '\n', line_size, max_line), alone(longest)) << max_line;
+        EXPECT_EQ(line_size, longest.size());
+        EXPECT_EQ(in_place(longest + "x\n", line_size, max_line), "") << max_line;
+    }
+}
+
 TEST(ParseEvent, TimestampsOfEveryLengthAndTheByteThatEndsThem)
 {
     const std::string digits = "1234567890987654321"; // 19 digits within int64
@@ -679,9 +761,10 @@ TEST(LineReader, ViewsGiveEveryLineAcrossBufferEndsAndCutTheLongOnes)
     ::lseek(fd, 0, SEEK_SET);
     unlink(templ);
 
-    // Read twice: as the scan does, and as the producer does (has_line() before each line,
-    // whose search next_view() reuses).
-    for(bool ask_first : {false, true})
+    // Read three times: as the scan does, with has_line() before each line (whose search
+    // next_view() reuses), and as the producer does (a line whose '\n' is buffered is taken in
+    // place, through buffered() and skip(); the others through next_view()).
+    for(int way = 0; way < 3; ++way)
     {
         ::lseek(fd, 0, SEEK_SET);
         line_reader      reader(fd, ::read);
@@ -689,7 +772,18 @@ TEST(LineReader, ViewsGiveEveryLineAcrossBufferEndsAndCutTheLongOnes)
         bool             too_long = false;
         for(size_t i = 0; i < lines.size(); ++i)
         {
-            if(ask_first) reader.has_line();
+            if(way == 1) reader.has_line();
+            if(way == 2)
+            {
+                const std::string_view buffered = reader.buffered();
+                const size_t           newline  = buffered.find('\n');
+                if(newline != std::string_view::npos && newline <= line_reader::max_line)
+                {
+                    EXPECT_EQ(buffered.substr(0, newline), lines[i]) << i;
+                    reader.skip(newline + 1);
+                    continue;
+                }
+            }
             ASSERT_TRUE(reader.next_view(view, too_long)) << i;
             EXPECT_EQ(too_long, i == 700) << i;
             EXPECT_EQ(view, i == 700 ? std::string(line_reader::max_line, 'L') : lines[i]) << i;

@@ -83,18 +83,28 @@ is_live(const client& c)
     return !c.closed && !c.vanished;
 }
 
-// Lossless pace: true while some client that would get msg has no room for it yet. Room
-// means one message (96 bytes) more than msg, so that the FIFO never fills beyond
-// capacity - 96: a reader that takes a nearly full FIFO as a sign of kernel drops sees none.
+namespace
+{
+// Lossless pace: whether the client has room for msg. Room means one message (96 bytes) more
+// than msg, so that the FIFO never fills beyond capacity - 96: a reader that takes a nearly
+// full FIFO as a sign of kernel drops sees none.
+bool
+has_room(const client& c, size_t size)
+{
+    size_t capacity = c.fifo.capacity();
+    size_t room     = size + abi::message_size <= capacity ? size + abi::message_size : size;
+    return room > capacity || c.fifo.available() >= room;
+}
+} // namespace
+
+// Lossless pace: true while some client that would get msg has no room for it yet.
 bool
 must_wait_for_space(const config& cfg, const gpu_state& gpu, uint32_t id, uint32_t pid, size_t size)
 {
     for(const client* c : gpu.clients)
     {
         if(!is_live(*c) || judge(cfg, *c, id, pid) != verdict::deliver) continue;
-        size_t capacity = c->fifo.capacity();
-        size_t room     = size + abi::message_size <= capacity ? size + abi::message_size : size;
-        if(room <= capacity && c->fifo.available() < room) return true;
+        if(!has_room(*c, size)) return true;
     }
     return false;
 }
@@ -131,6 +141,39 @@ mark_drop(gpu_state& gpu)
     {
     }
 }
+
+// One client's part of deliver, by its verdict; returns whether it dropped msg (its FIFO full).
+bool
+deliver_to(gpu_state& gpu, client& c, verdict v, std::string_view msg)
+{
+    switch(v)
+    {
+    case verdict::filtered_mask:
+        ++c.n.filtered_mask;
+        ++gpu.n.filtered_mask;
+        return false;
+    case verdict::filtered_pid:
+        ++c.n.filtered_pid;
+        ++gpu.n.filtered_pid;
+        return false;
+    case verdict::deliver:
+        break;
+    }
+    if(!c.fifo.push_whole(msg.data(), msg.size()))
+    {
+        // The kernel drops a message that does not fit, silently.
+        ++c.n.dropped_fifo_full;
+        ++gpu.n.dropped_fifo_full;
+        mark_drop(gpu);
+        return true;
+    }
+    ++c.n.queued;
+    ++gpu.n.events_queued;
+    c.n.bytes_queued += msg.size();
+    c.n.max_fifo_fill = std::max<uint64_t>(c.n.max_fifo_fill, c.fifo.size());
+    c.wake            = true; // the readiness edge comes with the batch (flush_wakeups)
+    return false;
+}
 } // namespace
 
 // Returns how many clients dropped msg because their FIFO was full.
@@ -144,36 +187,28 @@ deliver(const config& cfg, gpu_state& gpu, uint32_t id, uint32_t pid, std::strin
     {
         if(!is_live(*c)) continue;
         any_client = true;
-        switch(judge(cfg, *c, id, pid))
-        {
-        case verdict::filtered_mask:
-            ++c->n.filtered_mask;
-            ++gpu.n.filtered_mask;
-            continue;
-        case verdict::filtered_pid:
-            ++c->n.filtered_pid;
-            ++gpu.n.filtered_pid;
-            continue;
-        case verdict::deliver:
-            break;
-        }
-        if(!c->fifo.push_whole(msg.data(), msg.size()))
-        {
-            // The kernel drops a message that does not fit, silently.
-            ++c->n.dropped_fifo_full;
-            ++gpu.n.dropped_fifo_full;
-            ++drops;
-            mark_drop(gpu);
-            continue;
-        }
-        ++c->n.queued;
-        ++gpu.n.events_queued;
-        c->n.bytes_queued += msg.size();
-        c->n.max_fifo_fill = std::max<uint64_t>(c->n.max_fifo_fill, c->fifo.size());
-        c->wake            = true; // the readiness edge comes with the batch (flush_wakeups)
+        if(deliver_to(gpu, *c, judge(cfg, *c, id, pid), msg)) ++drops;
     }
     if(!any_client) ++gpu.n.no_client;
     return drops;
+}
+
+bool
+deliver_when_room(const config& cfg, gpu_state& gpu, uint32_t id, uint32_t pid,
+                  std::string_view msg, uint64_t& drops)
+{
+    if(gpu.clients.size() == 1 && is_live(*gpu.clients.front()))
+    {
+        client&       c = *gpu.clients.front();
+        const verdict v = judge(cfg, c, id, pid);
+        if(v == verdict::deliver && !has_room(c, msg.size())) return false;
+        ++gpu.n.events_emitted;
+        drops = deliver_to(gpu, c, v, msg) ? 1 : 0;
+        return true;
+    }
+    if(must_wait_for_space(cfg, gpu, id, pid, msg.size())) return false;
+    drops = deliver(cfg, gpu, id, pid, msg);
+    return true;
 }
 
 // The producer queues messages in batches under one lock hold, and gives each client that

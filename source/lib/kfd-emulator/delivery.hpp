@@ -23,7 +23,12 @@ bool mask_wait_done(const session& s, const mask_wait& wait);
 // Returns how many clients dropped msg because their FIFO was full.
 uint64_t deliver(const config& cfg, gpu_state& gpu, uint32_t id, uint32_t pid,
                  std::string_view msg);
-bool     flush_wakeups(session& s); // whether a client was given a new edge
+// Lossless pace: delivers msg as deliver does (drops: how many clients dropped it) unless some
+// client must wait for space (must_wait_for_space); then false, with nothing changed. One
+// pass over the clients for a GPU with one live client, the common case.
+bool deliver_when_room(const config& cfg, gpu_state& gpu, uint32_t id, uint32_t pid,
+                       std::string_view msg, uint64_t& drops);
+bool flush_wakeups(session& s); // whether a client was given a new edge
 // The GPU of a `#@ fault vanish` vanishes (when it is emulated and has not yet).
 void apply_vanish_fault(const config& cfg, session& s, const vanish_fault& fault);
 void close_client(client& c);

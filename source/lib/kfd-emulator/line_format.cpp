@@ -7,6 +7,10 @@
 #include <cstdint>
 #include <cstring>
 
+#if defined(__SSE2__)
+#    include <emmintrin.h>
+#endif
+
 namespace kfd_emu
 {
 namespace abi = rocprofiler::kfd_abi;
@@ -507,6 +511,16 @@ rewrite_line_into(std::string& out, std::string_view line, const parsed_event& e
 
 namespace
 {
+// The six digits of low (below 10^6), as three pairs.
+inline char*
+write_six_digits(char* p, uint32_t low)
+{
+    std::memcpy(p, two_digits.text + 2 * (low / 10000), 2);
+    std::memcpy(p + 2, two_digits.text + 2 * (low / 100 % 100), 2);
+    std::memcpy(p + 4, two_digits.text + 2 * (low % 100), 2);
+    return p + 6;
+}
+
 // A shifted timestamp: its digits above the last six come from the memo while they stay the
 // same; the six below are written as three pairs.
 char*
@@ -524,11 +538,7 @@ write_timestamp(char* p, uint64_t v, rewrite_memo* memo)
     // A fixed-size copy (out has the room, rewrite_growth): bytes past ns_len are written over
     // by what follows or lie past the message's end.
     std::memcpy(p, memo->ns_text, sizeof(memo->ns_text));
-    p += memo->ns_len;
-    std::memcpy(p, two_digits.text + 2 * (low / 10000), 2);
-    std::memcpy(p + 2, two_digits.text + 2 * (low / 100 % 100), 2);
-    std::memcpy(p + 4, two_digits.text + 2 * (low % 100), 2);
-    return p + 6;
+    return write_six_digits(p + memo->ns_len, low);
 }
 
 char*
@@ -733,8 +743,19 @@ scan_pid(const char* b, size_t n, size_t pos, rewrite_memo& memo, uint64_t& valu
     return true;
 }
 
+// The high bit of each of the eight bytes equal to c: exact up to the first such byte (the
+// lowest bit set is that byte), which is all the callers use; bits above it may be wrong (a
+// borrow of the subtraction runs upwards).
+inline uint64_t
+bytes_equal_to(uint64_t eight, char c)
+{
+    const uint64_t x = eight ^ (each_byte * static_cast<unsigned char>(c));
+    return (x - each_byte) & ~x & (0x80 * each_byte);
+}
+
 // 1 to 8 hex digits from b[at] (at moves past them); false for none and for more than 8
 // (which take_u32_hex may still accept, with leading zeros: the general path decides).
+// A loop of table look-ups: nodes are a few digits (an eight-byte step costs more here).
 bool
 scan_hex32(const char* b, size_t n, size_t& at, uint32_t& value)
 {
@@ -759,15 +780,43 @@ byte_at(const char* b, size_t n, size_t at, char c)
     return at < n && b[at] == c;
 }
 
-// at moves past the next `target` at or after it (as skip_past).
+// Where the first byte equal to one of a or b lies among the 16 at p (their index, 16 for
+// none): SSE2 where the target has it (every x86-64), else two eight-byte SWAR steps.
+inline unsigned
+first_of_two(const char* p, char a, char b)
+{
+#if defined(__SSE2__)
+    const __m128i  bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const unsigned hits  = static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(
+         _mm_cmpeq_epi8(bytes, _mm_set1_epi8(a)), _mm_cmpeq_epi8(bytes, _mm_set1_epi8(b)))));
+    return hits != 0 ? static_cast<unsigned>(__builtin_ctz(hits)) : 16;
+#else
+    for(unsigned half = 0; half < 16; half += 8)
+    {
+        uint64_t eight = 0;
+        std::memcpy(&eight, p + half, sizeof(eight));
+        if(const uint64_t hits = bytes_equal_to(eight, a) | bytes_equal_to(eight, b))
+            return half + static_cast<unsigned>(__builtin_ctzll(hits)) / 8;
+    }
+    return 16;
+#endif
+}
+
+// at moves past the next `target` at or after it, before the line's '\n' and n (as skip_past
+// in the line alone). Sixteen bytes at a time (readable past n).
 bool
 skip_past_byte(const char* b, size_t n, size_t& at, char target)
 {
-    if(at >= n) return false;
-    const void* found = std::memchr(b + at, target, n - at);
-    if(found == nullptr) return false;
-    at = static_cast<size_t>(static_cast<const char*>(found) - b) + 1;
-    return true;
+    for(size_t i = at; i < n; i += 16)
+    {
+        const unsigned first = first_of_two(b + i, target, '\n');
+        if(first == 16) continue;
+        const size_t found = i + first;
+        if(found >= n || b[found] != target) return false;
+        at = found + 1;
+        return true;
+    }
+    return false;
 }
 
 // The node that routes a profiler event, read from b[at] on (just after "-<pid> "), as
@@ -803,14 +852,38 @@ scan_route_node(uint32_t id, const char* b, size_t n, size_t at, uint32_t& node)
         return scan_hex32(b, n, at, node);
     }
 }
+
+// Copies the `size` bytes at from (at most 24) to p in one fixed-size copy: p has the
+// room (rewrite_growth), from the bytes readable; what lies past size is written over next.
+char*
+copy_digits(char* p, const char* from, size_t size)
+{
+    std::memcpy(p, from, 24);
+    return p + size;
+}
+
+// Copies b[from..] through the line's '\n' to out, sixteen bytes at a time (up to fifteen
+// bytes more are written, and read: readable past n). Returns the index of the '\n', or npos
+// when it is not before n or the line is longer than max_line.
+size_t
+copy_through_newline(const char* b, size_t n, size_t from, size_t max_line, char* out)
+{
+    for(size_t i = from; i < n && i <= max_line; i += 16, out += 16)
+    {
+        std::memcpy(out, b + i, 16);
+        const unsigned first = first_of_two(b + i, '\n', '\n');
+        if(first == 16) continue;
+        const size_t found = i + first;
+        return found < n && found <= max_line ? found : std::string_view::npos;
+    }
+    return std::string_view::npos;
+}
 } // namespace
 
 size_t
-route_and_rewrite(std::string_view line, const rewrite_rule& rule, rewrite_memo& memo, char* out,
-                  routed_event& ev)
+route_and_rewrite_in_place(const char* b, size_t n, size_t max_line, const rewrite_rule& rule,
+                           rewrite_memo& memo, char* out, routed_event& ev, size_t& line_size)
 {
-    const char*   b = line.data();
-    const size_t  n = line.size();
     const uint8_t id =
         n > 2 && b[1] == ' ' ? hex_digit_values[static_cast<unsigned char>(b[0])] : uint8_t{0xff};
     if(id < abi::event_migrate_start || id > abi::event_unmap_from_gpu) return 0;
@@ -830,25 +903,55 @@ route_and_rewrite(std::string_view line, const rewrite_rule& rule, rewrite_memo&
     ev.route_node      = node;
     ev.ns              = static_cast<int64_t>(ns);
     ev.pid             = new_pid ? rule.to_pid : static_cast<uint32_t>(pid);
-    // The message: "<id> ", the timestamp, " -", the pid, the rest of the line and '\n'.
+    // The message: "<id> ", the timestamp, " -", the pid, the rest of the line and its '\n'.
     char* p = out;
     p[0]    = b[0];
     p[1]    = ' ';
     p += 2;
     if(rule.ns_offset != 0)
-        p = write_timestamp(p, static_cast<uint64_t>(shift_timestamp(ev.ns, rule.ns_offset)),
-                            &memo);
+    {
+        // write_timestamp, its common case (the memo's leading digits) inline.
+        constexpr uint64_t million = 1000000;
+        const uint64_t     shifted = static_cast<uint64_t>(shift_timestamp(ev.ns, rule.ns_offset));
+        const uint64_t     high    = shifted / million;
+        if(shifted >= million && high == memo.ns_high)
+        {
+            std::memcpy(p, memo.ns_text, sizeof(memo.ns_text));
+            p = write_six_digits(p + memo.ns_len, static_cast<uint32_t>(shifted - high * million));
+        }
+        else
+            p = write_timestamp(p, shifted, &memo);
+    }
     else
-        p = copy_bytes(p, line, 2, ns_end);
+        p = copy_digits(p, b + 2, ns_end - 2); // at most 19 digits
     p[0] = ' ';
     p[1] = '-';
     p += 2;
-    if(new_pid)
+    if(new_pid && memo.pid_len != 0 && memo.pid == ev.pid && memo.pid_kind == pid_style::decimal)
+    {
+        std::memcpy(p, memo.pid_text, sizeof(memo.pid_text)); // write_pid's common case
+        p += memo.pid_len;
+    }
+    else if(new_pid)
         p = write_pid(p, ev.pid, pid_style::decimal, &memo);
     else
-        p = copy_bytes(p, line, ns_end + 2, pid_end);
-    p    = copy_bytes(p, line, pid_end, n);
-    *p++ = '\n';
-    return static_cast<size_t>(p - out);
+        p = copy_digits(p, b + ns_end + 2, pid_end - ns_end - 2); // at most 10
+    const size_t newline = copy_through_newline(b, n, pid_end, max_line, p);
+    if(newline == std::string_view::npos) return 0;
+    line_size = newline;
+    return static_cast<size_t>(p - out) + (newline - pid_end) + 1;
+}
+
+size_t
+route_and_rewrite(std::string_view line, const rewrite_rule& rule, rewrite_memo& memo, char* out,
+                  routed_event& ev)
+{
+    std::string bytes(line);
+    bytes += '\n';
+    bytes.append(route_read_slack, '\0');
+    size_t       line_size = 0;
+    const size_t size = route_and_rewrite_in_place(bytes.data(), line.size() + 1, line.size(), rule,
+                                                   memo, out, ev, line_size);
+    return line_size == line.size() ? size : 0; // (a '\n' inside: never a reader's line)
 }
 } // namespace kfd_emu

@@ -88,7 +88,8 @@ void rewrite_line_into(std::string& out, std::string_view line, const parsed_eve
 
 // Room a rewrite needs beyond the line: a timestamp may grow to 19 digits, a pid to 10, and the
 // '\n' (a line's shortest timestamp and pid are one digit each); the rest is slack for the
-// fixed-size copies of memoized text (see rewrite_memo).
+// fixed-size copies of memoized text (see rewrite_memo) and for the sixteen-byte steps of
+// route_and_rewrite_in_place (up to 15 bytes past the message).
 inline constexpr size_t rewrite_growth = 48;
 
 // What the previous rewrites formatted, reused by the next ones: a log's timestamps share
@@ -129,11 +130,25 @@ struct routed_event
     int64_t  ns         = 0; // as the log says (the schedule of realtime pace)
 };
 
-// The replay's hot path: parse_routing_fields and rewrite_line_to fused into one pass over a
-// line of the shape the kernel writes for ids 5-11 ("<one hex digit> <ns> -<pid> ..."), numbers
-// converted eight digits at a time. Writes the message into out (room for line.size() +
-// rewrite_growth bytes) and returns its length, or 0 when the line has another shape (the
-// caller then takes the general path, which gives the same for any line this accepts).
+// Bytes past a buffer's end that route_and_rewrite_in_place may read (it loads up to sixteen at
+// a time); their values do not matter.
+inline constexpr size_t route_read_slack = 32;
+
+// The replay's hot path: finding the line's end, parse_routing_fields and rewrite_line_to fused
+// into one pass over a line of the shape the kernel writes for ids 5-11 ("<one hex digit> <ns>
+// -<pid> ..."), read in place in the log reader's buffer. The line is b[0..line_size), up to
+// the first '\n' of b[0, n); route_read_slack bytes past n are readable. The timestamp and pid
+// go through the memo, the rest of the line is copied sixteen bytes at a time while its '\n'
+// is looked for (no memchr, no memcpy call). Writes the message into out (room for max_line +
+// rewrite_growth bytes) and returns its length, or 0 when the line has another shape, has no
+// '\n' before n or is longer than max_line (the caller then takes the general path, which
+// gives the same for any line this accepts).
+size_t route_and_rewrite_in_place(const char* b, size_t n, size_t max_line,
+                                  const rewrite_rule& rule, rewrite_memo& memo, char* out,
+                                  routed_event& ev, size_t& line_size);
+
+// The same for a line given alone (without its '\n'; the tests' form): a copy of the line is
+// read in place.
 size_t route_and_rewrite(std::string_view line, const rewrite_rule& rule, rewrite_memo& memo,
                          char* out, routed_event& ev);
 } // namespace kfd_emu

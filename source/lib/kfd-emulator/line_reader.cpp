@@ -7,7 +7,7 @@
 namespace kfd_emu
 {
 line_reader::line_reader(int fd, read_function read_fn)
-    : fd_(fd), read_(read_fn), buffer_(64 * 1024)
+    : fd_(fd), read_(read_fn), buffer_(64 * 1024 + read_slack)
 {
 }
 
@@ -24,7 +24,7 @@ line_reader::fill()
     }
     while(true)
     {
-        ssize_t n = read_(fd_, buffer_.data() + end_, buffer_.size() - end_);
+        ssize_t n = read_(fd_, buffer_.data() + end_, buffer_.size() - read_slack - end_);
         if(n < 0 && errno == EINTR) continue;
         if(n < 0) failed_ = true;
         if(n <= 0)

@@ -20,6 +20,9 @@ class line_reader
 {
 public:
     static constexpr size_t max_line = 4096;
+    // Bytes past the buffered ones that are always readable (initialized, never filled by a
+    // read): a parser may load eight bytes at a time up to the buffer's end.
+    static constexpr size_t read_slack = 32;
 
     line_reader(int fd, read_function read_fn);
 
@@ -29,6 +32,18 @@ public:
     // The same as a view, valid until the next call: into the read buffer when the whole
     // line is there (no copy, the common case), else into a string of the reader's own.
     bool next_view(std::string_view& line, bool& too_long);
+    // The buffered bytes from the next line on, for a parser that reads lines in place (its
+    // end is the first '\n' among them, when it is there); read_slack more bytes after them
+    // are readable. skip(n) then consumes n of them (a line and its '\n').
+    std::string_view buffered() const
+    {
+        return std::string_view(buffer_.data() + begin_, end_ - begin_);
+    }
+    void skip(size_t n)
+    {
+        begin_ += n;
+        found_newline_ = std::string::npos;
+    }
     bool failed() const { return failed_; }
     // True when next() will return a line without reading the file.
     bool has_line() const;
@@ -38,7 +53,7 @@ private:
 
     int               fd_;
     read_function     read_;
-    std::vector<char> buffer_;
+    std::vector<char> buffer_; // read_slack bytes longer than what reads fill
     size_t            begin_  = 0;
     size_t            end_    = 0;
     bool              eof_    = false;

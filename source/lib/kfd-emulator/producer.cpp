@@ -186,6 +186,27 @@ add_message(stage& st, line_source& src, size_t size, uint32_t id, uint32_t pid,
     st.used += size;
 }
 
+// The common line in one pass, read in place in the reader's buffer: found, routed and
+// rewritten into the stage. False for any other shape, and for a line the buffer's end cuts:
+// the general path takes those.
+bool
+stage_common_line(line_source& src, stage& st)
+{
+    static_assert(line_reader::read_slack >= route_read_slack, "the in-place parse reads ahead");
+    const std::string_view buffered = src.reader.buffered();
+    routed_event           ev;
+    size_t                 line_size = 0;
+    const size_t           n =
+        route_and_rewrite_in_place(buffered.data(), buffered.size(), line_reader::max_line,
+                                   src.rule, src.memo, st.bytes.data() + st.used, ev, line_size);
+    if(n == 0) return false;
+    src.reader.skip(line_size + 1);
+    st.last_line = ++src.number;
+    long gpu     = src.gpu_of(ev.route_node);
+    if(gpu >= 0) add_message(st, src, n, ev.id, ev.pid, gpu, true, ev.ns); // else unroutable
+    return true;
+}
+
 // Fills the stage from the log; false when the log has no more lines.
 bool
 stage_lines(line_source& src, stage& st)
@@ -194,22 +215,11 @@ stage_lines(line_source& src, stage& st)
     bool             too_long = false;
     while(!st.full())
     {
+        if(src.trusted && stage_common_line(src, st)) continue;
         if(!src.reader.next_view(line, too_long)) return false;
-        st.last_line = ++src.number;
-        char* out    = st.bytes.data() + st.used;
-        if(src.trusted && !too_long)
-        {
-            // The common line in one pass; any other shape takes the general path below.
-            routed_event ev;
-            if(size_t n = route_and_rewrite(line, src.rule, src.memo, out, ev))
-            {
-                long gpu = src.gpu_of(ev.route_node);
-                if(gpu < 0) continue; // unroutable
-                add_message(st, src, n, ev.id, ev.pid, gpu, true, ev.ns);
-                continue;
-            }
-        }
-        classified_line c = classify_line(line, too_long, src.cfg, src.route, src.trusted);
+        st.last_line        = ++src.number;
+        char*           out = st.bytes.data() + st.used;
+        classified_line c   = classify_line(line, too_long, src.cfg, src.route, src.trusted);
         if(c.wait.active) src.pending_wait = c.wait;
         if(c.kind != line_kind::event) continue;
         uint32_t text_pid = 0;
@@ -301,10 +311,10 @@ struct replay
         std::string_view msg = st.text(m);
         if(cfg.pace == pace_kind::realtime || cfg.pace == pace_kind::rate) keep_schedule(m);
         // The mask wait is checked under the lock that delivers: the event sees the masks
-        // the wait saw (a mask write wakes the cv; the batch so far is visible meanwhile).
-        while(!s.stop && ((wait.active && !mask_wait_done(s, wait)) ||
-                          (cfg.pace == pace_kind::lossless && !gpu.vanished &&
-                           must_wait_for_space(cfg, gpu, m.id, m.pid, msg.size()))))
+        // the wait saw (a mask write wakes the cv; the batch so far is visible meanwhile). In
+        // lossless pace the message is delivered as soon as it has room (in the same pass).
+        auto wait_for_reader = [&]
+        {
             wait_in_batch(
                 [&]
                 {
@@ -312,17 +322,29 @@ struct replay
                     emu.cv->wait_for(lock, std::chrono::milliseconds(100));
                     s.producer_waiting = false;
                 });
+        };
+        uint64_t drops     = 0;
+        bool     delivered = false;
+        while(!s.stop)
+        {
+            if(wait.active && !mask_wait_done(s, wait))
+                wait_for_reader();
+            else if(cfg.pace != pace_kind::lossless || gpu.vanished)
+                break;
+            else if((delivered = deliver_when_room(cfg, gpu, m.id, m.pid, msg, drops)))
+                break;
+            else
+                wait_for_reader();
+        }
         if(s.stop) return false;
         ++produced;
-        // An event dropped because nobody reads is no progress for the exit wait.
-        bool dropped = false;
         if(gpu.vanished)
             ++gpu.n.after_vanish;
-        else if(deliver(cfg, gpu, m.id, m.pid, msg) != 0)
-        {
-            --s.progress;
-            dropped = true;
-        }
+        else if(!delivered)
+            drops = deliver(cfg, gpu, m.id, m.pid, msg);
+        // An event dropped because nobody reads is no progress for the exit wait.
+        const bool dropped = drops != 0;
+        if(dropped) --s.progress;
         ++s.progress;
         // A full FIFO ends the batch: the reader gets its wake-up and the lock between two
         // messages, as it can between two kernel messages, rather than after a whole burst.
