@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <random>
 #include <set>
@@ -241,6 +242,81 @@ TEST(summary_builder, suspension_intervals_stay_bounded)
         lo = std::min(lo, a), hi = std::max(hi, b);
     EXPECT_EQ(lo, 1000u);
     EXPECT_EQ(hi, 1000 + 4999 * 100 + 50);
+}
+
+TEST(summary_builder, merge_neighbour_intervals_sorts_then_halves)
+{
+    std::vector<std::pair<uint64_t, uint64_t>> v = {
+        {50, 60}, {0, 40}, {10, 20}, {30, 35}, {70, 71}};
+    merge_neighbour_intervals(v);
+    // Sorted: [0,40] [10,20] [30,35] [50,60] [70,71]; pairs keep the first start and the
+    // later end ([0,40] covers [10,20]); the odd last one stays as it was.
+    std::vector<std::pair<uint64_t, uint64_t>> want = {{0, 40}, {30, 60}, {70, 71}};
+    EXPECT_EQ(v, want);
+}
+
+// A long run of suspensions allocates their list once: every merge works in its storage.
+TEST(summary_builder, suspension_intervals_keep_their_storage_through_merges)
+{
+    summary_builder s;
+    // The same merges, done by building a new list each time (as the summary first did).
+    std::vector<std::pair<uint64_t, uint64_t>> reference;
+    const std::pair<uint64_t, uint64_t>*       storage = nullptr;
+    std::mt19937_64                            rng(5);
+    for(uint64_t i = 0; i < 20000; ++i)
+    {
+        record r                = {};
+        r.operation             = ROCPROFILER_PAGE_MIGRATION_QUEUE_SUSPEND;
+        r.start_timestamp       = 1000 + i * 100 + rng() % 300; // some out of order
+        r.end_timestamp         = r.start_timestamp + rng() % 500;
+        r.queue_suspend.node_id = 3;
+        s.add(r);
+        reference.emplace_back(r.start_timestamp, r.end_timestamp);
+        if(reference.size() > max_intervals_per_gpu)
+        {
+            std::sort(reference.begin(), reference.end());
+            std::vector<std::pair<uint64_t, uint64_t>> halved;
+            for(size_t k = 0; k < reference.size(); k += 2)
+                halved.emplace_back(reference[k].first,
+                                    k + 1 < reference.size()
+                                        ? std::max(reference[k].second, reference[k + 1].second)
+                                        : reference[k].second);
+            reference.swap(halved);
+        }
+        const auto& q = s.suspensions().at(3);
+        if(i == 0) storage = q.intervals.data();
+        ASSERT_EQ(q.intervals.data(), storage) << "reallocated at suspension " << i;
+    }
+    const auto& q = s.suspensions().at(3);
+    EXPECT_TRUE(q.intervals_merged);
+    EXPECT_EQ(q.intervals, reference);
+}
+
+// Coarsening remaps every series many times; none of them is reallocated for it.
+TEST(timeline, coarsening_keeps_each_series_storage)
+{
+    timeline tl;
+    tl.add_migration(0, 7, 5'000'000'000ull, 5'000'000'100ull, 4096);
+    tl.add_fault(7, true, 5'000'000'000ull);
+    const uint64_t* bytes  = tl.migration_bytes().at({0, 7}).data();
+    const uint64_t* reads  = tl.faults().at(7).first.data();
+    const uint64_t* writes = tl.faults().at(7).second.data();
+    uint64_t        total  = 4096;
+    // Spans that double and double again, to the left and to the right of the first bins.
+    for(uint64_t span = 1000; span < 100'000'000'000ull; span *= 3)
+    {
+        tl.add_migration(0, 7, 5'000'000'000ull + span, 5'000'000'000ull + span + 10, 4096);
+        tl.add_fault(7, false, 5'000'000'000ull - span / 2);
+        total += 4096;
+    }
+    EXPECT_GT(tl.bin_ns(), 1'000'000ull); // it did coarsen, many times
+    EXPECT_EQ(tl.migration_bytes().at({0, 7}).data(), bytes);
+    EXPECT_EQ(tl.faults().at(7).first.data(), reads);
+    EXPECT_EQ(tl.faults().at(7).second.data(), writes);
+    uint64_t sum = 0;
+    for(uint64_t v : tl.migration_bytes().at({0, 7}))
+        sum += v;
+    EXPECT_EQ(sum, total);
 }
 
 TEST(summary_builder, migration_bytes_split_across_ranges_by_overlap)

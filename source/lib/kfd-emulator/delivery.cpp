@@ -125,14 +125,20 @@ mask_wait_done(const session& s, const mask_wait& wait)
 
 namespace
 {
+// Only <stats>.drops reads the marks: without KFD_EMULATOR_STATS none are kept. A replay
+// that drops steadily would otherwise add up to 1 MiB per GPU to the traced process, more
+// the longer it runs, and that is what the peak-RSS benchmark measured (benchmarks/rss.sh
+// passes no stats file). The full capacity is reserved at the first drop: address space
+// only, pages are touched as marks come, and no doubling reallocates (and copies) them.
 void
 mark_drop(gpu_state& gpu)
 {
-    if(gpu.drop_marks.size() >= max_drop_marks) return;
+    if(g_stats_path[0] == '\0' || gpu.drop_marks.size() >= max_drop_marks) return;
     timespec ts{};
     clock_gettime(CLOCK_MONOTONIC, &ts);
     try
     {
+        if(gpu.drop_marks.capacity() == 0) gpu.drop_marks.reserve(max_drop_marks);
         gpu.drop_marks.push_back(
             drop_mark{gpu.n.events_emitted - 1, static_cast<uint64_t>(ts.tv_sec) * 1000000000u +
                                                     static_cast<uint64_t>(ts.tv_nsec)});

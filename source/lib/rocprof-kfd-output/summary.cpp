@@ -110,19 +110,30 @@ summary_builder::add_suspension(uint32_t gpu, uint64_t start, uint64_t end)
     auto& s = suspends_[gpu];
     s.count += 1;
     s.total_ns += end - start;
+    // Room for the most the list ever holds, taken once: merging below works in place, so
+    // a long run allocates nothing more for suspensions (before, every merge built a new
+    // list, and the list then grew again by doubling, on the callback thread).
+    if(s.intervals.capacity() == 0) s.intervals.reserve(max_intervals_per_gpu + 1);
     s.intervals.emplace_back(start, end);
     if(s.intervals.size() <= max_intervals_per_gpu) return;
-    // Bounded: merge neighbours pairwise (the list halves, each interval covers both).
-    std::sort(s.intervals.begin(), s.intervals.end());
-    std::vector<std::pair<uint64_t, uint64_t>> merged;
-    for(size_t i = 0; i < s.intervals.size(); i += 2)
-    {
-        auto iv = s.intervals[i];
-        if(i + 1 < s.intervals.size()) iv.second = std::max(iv.second, s.intervals[i + 1].second);
-        merged.push_back(iv);
-    }
-    s.intervals.swap(merged);
+    merge_neighbour_intervals(s.intervals);
     s.intervals_merged = true;
+}
+
+void
+merge_neighbour_intervals(std::vector<std::pair<uint64_t, uint64_t>>& intervals)
+{
+    // Bounded: merge neighbours pairwise (the list halves, each interval covers both).
+    // Pair i/2 is written after both of its intervals were read, and i/2 <= i.
+    std::sort(intervals.begin(), intervals.end());
+    size_t kept = 0;
+    for(size_t i = 0; i < intervals.size(); i += 2)
+    {
+        auto iv = intervals[i];
+        if(i + 1 < intervals.size()) iv.second = std::max(iv.second, intervals[i + 1].second);
+        intervals[kept++] = iv;
+    }
+    intervals.resize(kept);
 }
 
 std::vector<heavy_entry>

@@ -119,6 +119,11 @@ private:
     timeline                                                 timeline_;
 };
 
+// Halves a list of suspension intervals: sorted, then each pair of neighbours becomes one
+// interval from the first's start to the later end of the two (an odd last one stays).
+// In place: the list's storage is kept.
+void merge_neighbour_intervals(std::vector<std::pair<uint64_t, uint64_t>>& intervals);
+
 // summary.json (schema "rocprof-kfd-summary", version 1). complete = false for the
 // placeholder written at start and for summaries rebuilt by --repair.
 std::string summary_json(const run_info& run, const summary_builder& s, bool complete);

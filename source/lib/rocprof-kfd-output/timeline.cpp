@@ -7,30 +7,41 @@ namespace rocprof_kfd
 {
 namespace
 {
+// Into scratch, then back into v: both hold max_bins already (v from its first use, scratch
+// from the first remap), so a remap allocates nothing however often the bins coarsen.
 void
-remap_series(std::vector<uint64_t>& v, uint64_t old_origin, uint64_t old_bin, uint64_t new_origin,
-             uint64_t new_bin, size_t new_used)
+remap_series(std::vector<uint64_t>& v, std::vector<uint64_t>& scratch, uint64_t old_origin,
+             uint64_t old_bin, uint64_t new_origin, uint64_t new_bin, size_t new_used)
 {
-    std::vector<uint64_t> out(new_used, 0);
+    scratch.assign(new_used, 0);
     for(size_t i = 0; i < v.size(); ++i)
     {
         if(v[i] == 0) continue;
         uint64_t t = old_origin + i * old_bin;
-        out[static_cast<size_t>((t - new_origin) / new_bin)] += v[i];
+        scratch[static_cast<size_t>((t - new_origin) / new_bin)] += v[i];
     }
-    v.swap(out);
+    v.assign(scratch.begin(), scratch.end());
+}
+
+// A series' storage for the most bins there can be, taken at its first use.
+void
+grow_series(std::vector<uint64_t>& v, size_t used)
+{
+    if(v.capacity() < timeline::max_bins) v.reserve(timeline::max_bins);
+    v.resize(used, 0);
 }
 } // namespace
 
 void
 timeline::remap(uint64_t origin, uint64_t bin_ns, size_t used)
 {
+    scratch_.reserve(max_bins);
     for(auto& [key, v] : bytes_)
-        remap_series(v, origin_, bin_ns_, origin, bin_ns, used);
+        remap_series(v, scratch_, origin_, bin_ns_, origin, bin_ns, used);
     for(auto& [key, rw] : faults_)
     {
-        remap_series(rw.first, origin_, bin_ns_, origin, bin_ns, used);
-        remap_series(rw.second, origin_, bin_ns_, origin, bin_ns, used);
+        remap_series(rw.first, scratch_, origin_, bin_ns_, origin, bin_ns, used);
+        remap_series(rw.second, scratch_, origin_, bin_ns_, origin, bin_ns, used);
     }
     origin_ = origin;
     bin_ns_ = bin_ns;
@@ -72,7 +83,7 @@ timeline::add_migration(uint32_t from, uint32_t to, uint64_t start_ns, uint64_t 
     if(end_ns < start_ns) end_ns = start_ns;
     cover(start_ns, end_ns);
     auto& v = bytes_[{from, to}];
-    v.resize(used_, 0);
+    grow_series(v, used_);
     size_t first = bin_of(start_ns);
     size_t last  = bin_of(end_ns);
     if(first == last || end_ns == start_ns)
@@ -100,8 +111,8 @@ timeline::add_fault(uint32_t gpu_id, bool read, uint64_t start_ns)
 {
     cover(start_ns, start_ns);
     auto& rw = faults_[gpu_id];
-    rw.first.resize(used_, 0);
-    rw.second.resize(used_, 0);
+    grow_series(rw.first, used_);
+    grow_series(rw.second, used_);
     (read ? rw.first : rw.second)[bin_of(start_ns)] += 1;
 }
 } // namespace rocprof_kfd

@@ -49,5 +49,6 @@ private:
     size_t                                     used_   = 0;
     std::map<direction, std::vector<uint64_t>> bytes_;
     std::map<uint32_t, std::pair<std::vector<uint64_t>, std::vector<uint64_t>>> faults_;
+    std::vector<uint64_t> scratch_; // remap's work space, reused
 };
 } // namespace rocprof_kfd
