@@ -296,7 +296,8 @@ pairing_engine::insert(const key& k, uint64_t hash, uint32_t free_bucket) noexce
     else
         index = m_pool_used++;
     // The key word by word: a copy of the whole key (built in registers) goes through the
-    // stack and stalls on reloading it. The caller stores every other field (set_start).
+    // stack and stalls on reloading it. The caller (add_start, add_eviction) stores every
+    // other field.
     start& s               = m_starts[index];
     s.id.page              = k.page;
     s.id.npages            = k.npages;
