@@ -328,6 +328,49 @@ append_whole(record_buffer* b, const record_batch& batch) noexcept
     }
 }
 
+// Whether, once the batch is appended, another record of each record's size would fit right
+// after it (fits_with after each one, as emplace() tests it). Under b->mutex, before the batch
+// is counted. The pending sizes only grow, so when one of the largest size fits after the
+// whole batch each does; otherwise (near the cap) record by record on running sums.
+bool
+each_next_fits(const record_buffer* b, const record_batch& batch)
+{
+    if(fits_with(b, b->held_bytes + batch.bytes(), b->pending_bytes + batch.payload_bytes(),
+                 batch.largest()))
+        return true;
+    size_t           held    = b->held_bytes;
+    size_t           payload = b->pending_bytes;
+    const std::byte* entry   = batch.data();
+    for(size_t i = 0; i < batch.count(); ++i)
+    {
+        const auto*  header = reinterpret_cast<const entry_header*>(entry);
+        const size_t bytes  = sizeof(entry_header) + padded(header->size);
+        held += bytes;
+        payload += header->size;
+        if(!fits_with(b, held, payload, header->size)) return false;
+        entry += bytes;
+    }
+    return true;
+}
+
+// Adds the batch's records to counts[0] (those of split_kind) and counts[1] (the others).
+void
+count_by_kind(const record_batch& batch, uint32_t split_kind, uint64_t (&counts)[2])
+{
+    if(batch.one_kind())
+    {
+        counts[batch.kind() == split_kind ? 0 : 1] += batch.count();
+        return;
+    }
+    const std::byte* entry = batch.data();
+    for(size_t i = 0; i < batch.count(); ++i)
+    {
+        const auto* header = reinterpret_cast<const entry_header*>(entry);
+        counts[header->kind == split_kind ? 0 : 1] += 1;
+        entry += sizeof(entry_header) + padded(header->size);
+    }
+}
+
 // Record by record, each stored or dropped as emplace() would at that point. Under b->mutex.
 void
 append_each(record_buffer* b, const record_batch& batch, uint32_t split_kind,
@@ -389,26 +432,15 @@ append_batch(uint64_t buffer_id, const record_batch& batch, uint32_t split_kind,
         // added at once. Each record then fits when its turn comes, and the states it passes
         // through are those of one emplace() each: the pending sizes only grow (so the peak
         // and the watermark test are those after the last record), and whether the next record
-        // of each one's size would not fit is tested on running sums (no stores per record).
-        // Otherwise (or if that copy cannot allocate) record by record, as emplace() would.
+        // of some record's size would not fit right after it is one test unless the buffer is
+        // near its cap (each_next_fits). Otherwise (or if that copy cannot allocate) record by
+        // record, as emplace() would.
         if(!b->destroyed && !b->closed && fits_all(b, batch) && append_whole(b, batch))
         {
-            size_t           held             = b->held_bytes;
-            size_t           payload          = b->pending_bytes;
-            bool             next_may_not_fit = false;
-            const std::byte* entry            = batch.data();
-            for(size_t i = 0; i < batch.count(); ++i)
-            {
-                const auto*  header = reinterpret_cast<const entry_header*>(entry);
-                const size_t bytes  = sizeof(entry_header) + padded(header->size);
-                outcome.stored[header->kind == split_kind ? 0 : 1] += 1;
-                held += bytes;
-                payload += header->size;
-                next_may_not_fit = next_may_not_fit || !fits_with(b, held, payload, header->size);
-                entry += bytes;
-            }
-            b->pending_bytes = payload;
-            b->held_bytes    = held;
+            const bool next_may_not_fit = !each_next_fits(b, batch);
+            count_by_kind(batch, split_kind, outcome.stored);
+            b->pending_bytes += batch.payload_bytes();
+            b->held_bytes += batch.bytes();
             b->pending_count += batch.count();
             b->emplaced += batch.count();
             b->peak_bytes = std::max(b->peak_bytes, b->pending_bytes);

@@ -10,6 +10,7 @@
 
 #include <rocprofiler-sdk/buffer.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -76,8 +77,15 @@ public:
         m_used += sizeof(entry_header) + padded(size);
         m_payload += size;
         m_count += 1;
+        m_largest = std::max(m_largest, size);
+        m_kinds_or |= kind;
+        m_kinds_and &= kind;
     }
-    void clear() noexcept { m_used = 0, m_payload = 0, m_count = 0; }
+    void clear() noexcept
+    {
+        m_used = 0, m_payload = 0, m_count = 0;
+        m_largest = 0, m_kinds_or = 0, m_kinds_and = ~uint32_t{0};
+    }
 
     // Records are stored padded to 8 bytes, so that payloads handed to the tool are aligned.
     static constexpr size_t padded(size_t n) { return (n + 7) & ~size_t{7}; }
@@ -87,6 +95,13 @@ public:
     size_t           bytes() const noexcept { return m_used; } // with entry headers
     size_t           payload_bytes() const noexcept { return m_payload; }
     const std::byte* data() const noexcept { return m_storage.get(); }
+    // Size of the largest record: append_batch needs no walk over the records to see that
+    // after each one another of its size would still fit, when one of this size would fit
+    // after them all.
+    size_t largest() const noexcept { return m_largest; }
+    // Whether every record is of one kind, kind(): the outcome's split by kind needs no walk.
+    bool     one_kind() const noexcept { return m_kinds_or == m_kinds_and; }
+    uint32_t kind() const noexcept { return m_kinds_or; }
 
 private:
     bool grow(size_t size) noexcept;
@@ -97,7 +112,10 @@ private:
     size_t                       m_capacity = 0;
     size_t                       m_payload  = 0;
     std::unique_ptr<std::byte[]> m_storage;
-    size_t                       m_count = 0;
+    size_t                       m_count     = 0;
+    size_t                       m_largest   = 0;
+    uint32_t                     m_kinds_or  = 0;            // of every record's kind
+    uint32_t                     m_kinds_and = ~uint32_t{0}; // equal to m_kinds_or: one kind
 };
 
 // What append_batch did with the records of a batch, split into those of `split_kind` ([0])

@@ -559,6 +559,103 @@ TEST(buffer, batch_asks_for_delivery_as_each_record_would)
     EXPECT_EQ(rb::flush(id), ROCPROFILER_STATUS_SUCCESS);
 }
 
+// The same in a LOSSLESS buffer, whose cap counts the entry headers: after the first record
+// another of its size would pass the cap, though the batch fits and its payload stays under
+// the watermark.
+TEST(buffer, lossless_batch_asks_for_delivery_as_each_record_would)
+{
+    constexpr size_t unit  = sizeof(test_record);
+    constexpr size_t entry = sizeof(rb::entry_header);
+    setenv("ROCPROFILER_BUFFER_LOSSLESS_CAP_BYTES", std::to_string(10 * (unit + entry)).c_str(), 1);
+    sink s;
+    s.gate_open = false;
+    auto id     = make_buffer(s, 10 * unit, 10 * unit, ROCPROFILER_BUFFER_POLICY_LOSSLESS);
+    unsetenv("ROCPROFILER_BUFFER_LOSSLESS_CAP_BYTES");
+    rb::record_batch batch;
+    auto*            big = static_cast<std::byte*>(batch.reserve(6 * unit));
+    ASSERT_NE(big, nullptr);
+    std::memset(big, 0, 6 * unit);
+    test_record first{};
+    first.sequence = 1;
+    std::memcpy(big, &first, sizeof(first));
+    batch.commit(category, kind, 6 * unit); // 2 x (6 units + header) > 10 x (unit + header)
+    fill_batch(batch, 2, 1);                // another of this one's size would fit
+    rb::batch_outcome outcome;
+    rb::append_batch(id, batch, kind, outcome);
+    EXPECT_EQ(outcome.stored[0], 2u);
+    s.wait_inside(); // delivered without a flush: the batch asked for it
+    {
+        std::lock_guard<std::mutex> lock{s.mutex};
+        ASSERT_EQ(s.records.size(), 2u);
+        EXPECT_EQ(s.records[0].sequence, 1u);
+        EXPECT_EQ(s.records[1].sequence, 2u);
+    }
+    s.open_gate();
+    EXPECT_EQ(rb::flush(id), ROCPROFILER_STATUS_SUCCESS);
+}
+
+namespace
+{
+// What a callback received, kind by kind (the sink accepts one kind only).
+struct kinds_seen
+{
+    std::mutex                                 mutex;
+    std::vector<std::pair<uint32_t, uint64_t>> records; // kind, sequence
+};
+
+void
+kinds_callback(rocprofiler_context_id_t, rocprofiler_buffer_id_t,
+               rocprofiler_record_header_t** headers, size_t count, void* data, uint64_t)
+{
+    auto*                       seen = static_cast<kinds_seen*>(data);
+    std::lock_guard<std::mutex> lock{seen->mutex};
+    for(size_t i = 0; i < count; ++i)
+        seen->records.emplace_back(headers[i]->kind,
+                                   static_cast<const test_record*>(headers[i]->payload)->sequence);
+}
+} // namespace
+
+// A batch holding records of two kinds (a raw and a paired service on one buffer) splits its
+// outcome by kind, record by record, and keeps their order.
+TEST(buffer, batch_of_two_kinds_splits_its_outcome_by_kind)
+{
+    kinds_seen seen;
+    uint64_t   id = 0;
+    ASSERT_EQ(rb::create(make_context(), 100 * sizeof(test_record), 100 * sizeof(test_record),
+                         ROCPROFILER_BUFFER_POLICY_DISCARD, kinds_callback, &seen, &id),
+              ROCPROFILER_STATUS_SUCCESS);
+    rb::record_batch batch;
+    for(uint64_t i = 0; i < 7; ++i)
+    {
+        auto* r = static_cast<test_record*>(batch.reserve(sizeof(test_record)));
+        ASSERT_NE(r, nullptr);
+        *r          = test_record{};
+        r->sequence = i;
+        batch.commit(category, i % 3 == 0 ? kind : kind + 1, sizeof(test_record)); // 0, 3, 6
+    }
+    rb::batch_outcome outcome;
+    rb::append_batch(id, batch, kind, outcome);
+    EXPECT_EQ(outcome.stored[0], 3u);
+    EXPECT_EQ(outcome.stored[1], 4u);
+    EXPECT_EQ(outcome.dropped[0] + outcome.dropped[1], 0u);
+    // cleared, the batch is of one kind again: all on the other side of this split
+    batch.clear();
+    fill_batch(batch, 7, 2);
+    rb::batch_outcome second;
+    rb::append_batch(id, batch, kind + 1, second);
+    EXPECT_EQ(second.stored[0], 0u);
+    EXPECT_EQ(second.stored[1], 2u);
+    ASSERT_EQ(rb::flush(id), ROCPROFILER_STATUS_SUCCESS);
+    std::lock_guard<std::mutex> lock{seen.mutex};
+    ASSERT_EQ(seen.records.size(), 9u);
+    for(uint64_t i = 0; i < 9; ++i)
+    {
+        EXPECT_EQ(seen.records[i].second, i);
+        const bool first_kind = i >= 7 || i % 3 == 0;
+        EXPECT_EQ(seen.records[i].first, first_kind ? kind : kind + 1) << "record " << i;
+    }
+}
+
 TEST(buffer, batch_respects_the_lossless_cap_with_entry_headers)
 {
     setenv("ROCPROFILER_BUFFER_LOSSLESS_CAP_BYTES",

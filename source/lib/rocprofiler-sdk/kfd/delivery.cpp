@@ -199,8 +199,9 @@ struct chunk_tally
     uint64_t malformed     = 0;
     uint64_t kernel_drops  = 0;
     uint64_t other_process = 0;
-    uint64_t delivered     = 0; // events past the process filter
     uint64_t paired        = 0; // records the engine completed
+
+    uint64_t delivered() const { return received - other_process; } // past the process filter
 };
 
 // Out of the per-line path: rare, and its logging is large.
@@ -225,7 +226,22 @@ struct read_context
     gpu_stream&           stream;
     uint64_t              now;
     chunk_tally&          tally;
+    // This read neither filters by process nor has a kfd_events service: accept() only counts.
+    bool count_only;
 };
+
+// accept() when the read filters by process or has a kfd_events service.
+__attribute__((noinline)) bool
+accept_filtered(read_context& rc, const event& ev, std::string_view line)
+{
+    if(rc.filter.only_own_process && ev.pid != 0 && ev.pid != rc.filter.self_pid)
+    {
+        ++rc.tally.other_process;
+        return false;
+    }
+    if(!rc.cd.raw.empty()) add_raw(rc.cd, rc.stream, ev, line, rc.now);
+    return true;
+}
 
 // The work every parsed event gets before its id's: counted, filtered by process, its raw
 // record. False when the event is another process's (counted and dropped).
@@ -233,14 +249,7 @@ __attribute__((always_inline)) inline bool
 accept(read_context& rc, const event& ev, std::string_view line)
 {
     ++rc.tally.received;
-    if(rc.filter.only_own_process && ev.pid != 0 && ev.pid != rc.filter.self_pid)
-    {
-        ++rc.tally.other_process;
-        return false;
-    }
-    ++rc.tally.delivered;
-    if(!rc.cd.raw.empty()) add_raw(rc.cd, rc.stream, ev, line, rc.now);
-    return true;
+    return rc.count_only || accept_filtered(rc, ev, line);
 }
 
 // One handler per id (parse_line_dispatch calls the parsed id's): no switch on the id here
@@ -343,7 +352,7 @@ deliver_chunk(chunk_delivery& cd, const process_filter& filter, gpu_stream& stre
 {
     chunk_tally tally;
     collect_destinations(cd);
-    read_context         rc{filter, cd, stream, now, tally};
+    read_context rc{filter, cd, stream, now, tally, !filter.only_own_process && cd.raw.empty()};
     const event_handlers handlers = handlers_for(rc);
     stream.splitter.feed(data, size,
                          [&](std::string_view line)
@@ -367,7 +376,7 @@ deliver_chunk(chunk_delivery& cd, const process_filter& filter, gpu_stream& stre
         c.raw_events_dropped.fetch_add(outcome.dropped[1], std::memory_order_relaxed);
     }
     // A service that could not be listed loses each event (raw) or record (paired) of the read.
-    cd.lost_raw += cd.unlisted_raw * tally.delivered;
+    cd.lost_raw += cd.unlisted_raw * tally.delivered();
     cd.lost_paired += cd.unlisted_paired * tally.paired;
     c.records_dropped.fetch_add(cd.lost_paired, std::memory_order_relaxed);
     c.raw_events_dropped.fetch_add(cd.lost_raw, std::memory_order_relaxed);

@@ -136,14 +136,28 @@ pairing_engine::operator=(pairing_engine&& other) noexcept
 
 // ---------------------------------------------------------------- keys
 
+namespace
+{
+uint64_t
+ids_of(uint32_t pid, uint32_t node) noexcept
+{
+    return (uint64_t{pid} << 32) | node;
+}
+
+uint64_t
+rotate_left(uint64_t value, unsigned bits) noexcept
+{
+    return (value << bits) | (value >> (64 - bits));
+}
+} // namespace
+
 pairing_engine::key
 pairing_engine::fault_key(const event& ev) noexcept
 {
     key k{};
-    k.what   = kind::page_fault;
-    k.pid    = ev.pid;
-    k.node_a = ev.node;
-    k.page   = ev.page;
+    k.page        = ev.page;
+    k.ids         = ids_of(ev.pid, ev.node);
+    k.to_and_kind = static_cast<uint64_t>(kind::page_fault);
     return k;
 }
 
@@ -151,12 +165,10 @@ pairing_engine::key
 pairing_engine::migrate_key(const event& ev) noexcept
 {
     key k{};
-    k.what   = kind::page_migrate;
-    k.pid    = ev.pid;
-    k.node_a = ev.from_node;
-    k.node_b = ev.to_node;
-    k.page   = ev.page;
-    k.npages = ev.npages;
+    k.page        = ev.page;
+    k.npages      = ev.npages;
+    k.ids         = ids_of(ev.pid, ev.from_node);
+    k.to_and_kind = (uint64_t{ev.to_node} << 8) | static_cast<uint64_t>(kind::page_migrate);
     return k;
 }
 
@@ -164,9 +176,8 @@ pairing_engine::key
 pairing_engine::queue_key(const event& ev) noexcept
 {
     key k{};
-    k.what   = kind::queue_suspend;
-    k.pid    = ev.pid;
-    k.node_a = ev.node;
+    k.ids         = ids_of(ev.pid, ev.node);
+    k.to_and_kind = static_cast<uint64_t>(kind::queue_suspend);
     return k;
 }
 
@@ -174,23 +185,22 @@ pairing_engine::queue_key(const event& ev) noexcept
 __attribute__((always_inline)) inline uint64_t
 pairing_engine::hash_of(const key& k) noexcept
 {
-    // Two independent folded multiplies (wyhash's mixing step) instead of three dependent
-    // splitmix rounds: every field still reaches every bit of the result.
-    const uint64_t ids   = (uint64_t{k.pid} << 32) | k.node_a;
-    const uint64_t range = ((uint64_t{k.node_b} << 32) ^ k.npages) + static_cast<uint64_t>(k.what);
-    return fold_multiply(ids ^ 0xa0761d6478bd642full, k.page ^ 0xe7037ed1a0b428dbull) ^
-           fold_multiply(range ^ 0x8ebc6af09c88c6e3ull, k.page + 0x589965cc75374cc3ull);
+    // One folded multiply (wyhash's mixing step) of two words that together hold every bit of
+    // the key: npages rotated into the top bits the page leaves unused (a page is below 2^52:
+    // kfd_abi page addresses), and to_node with the kind spread by a multiply over the ids.
+    // Keys that still collide only cost a longer probe.
+    const uint64_t range = k.page ^ rotate_left(k.npages, 52) ^ 0xa0761d6478bd642full;
+    const uint64_t owner = k.ids ^ (k.to_and_kind * 0x8ebc6af09c88c6e3ull) ^ 0xe7037ed1a0b428dbull;
+    return fold_multiply(range, owner);
 }
 
 __attribute__((always_inline)) inline bool
 pairing_engine::key::operator==(const key& other) const noexcept
 {
-    // Field by field without a branch per field, on values (a byte-wise compare would force
+    // Word by word without a branch per word, on values (a byte-wise compare would force
     // the key, built in registers, through the stack: a stalled store-to-load forward).
-    const uint64_t differ =
-        (page ^ other.page) | (npages ^ other.npages) | uint64_t{pid ^ other.pid} |
-        uint64_t{node_a ^ other.node_a} | uint64_t{node_b ^ other.node_b} |
-        static_cast<uint64_t>(static_cast<uint8_t>(what) ^ static_cast<uint8_t>(other.what));
+    const uint64_t differ = (page ^ other.page) | (npages ^ other.npages) | (ids ^ other.ids) |
+                            (to_and_kind ^ other.to_and_kind);
     return differ == 0;
 }
 
@@ -285,25 +295,14 @@ pairing_engine::insert(const key& k, uint64_t hash, uint32_t free_bucket) noexce
         m_free = m_starts[index].newer;
     else
         index = m_pool_used++;
-    // Every field stored one by one: `s = start{}` compiles to a slow `rep stos`, and a copy of
-    // the whole key (built in registers) goes through the stack and stalls on reloading it.
+    // The key word by word: a copy of the whole key (built in registers) goes through the
+    // stack and stalls on reloading it. The caller (add_start, add_eviction) stores every
+    // other field.
     start& s               = m_starts[index];
     s.id.page              = k.page;
     s.id.npages            = k.npages;
-    s.id.pid               = k.pid;
-    s.id.node_a            = k.node_a;
-    s.id.node_b            = k.node_b;
-    s.id.what              = k.what;
-    s.timestamp            = 0;
-    s.arrival              = 0;
-    s.trigger              = 0;
-    s.prefetch_node        = 0;
-    s.preferred_node       = 0;
-    s.depth                = 0;
-    s.older                = nil;
-    s.newer                = nil;
-    s.read_fault           = false;
-    s.rescheduled          = false;
+    s.id.ids               = k.ids;
+    s.id.to_and_kind       = k.to_and_kind;
     m_buckets[free_bucket] = bucket{static_cast<uint32_t>(hash), index};
     ++m_count;
     return index;
@@ -345,7 +344,7 @@ uint64_t
 pairing_engine::deadline_of(uint32_t index) const noexcept
 {
     const start&   s     = m_starts[index];
-    const uint64_t bound = bound_of(s.id.what);
+    const uint64_t bound = bound_of(s.id.what());
     if(bound == 0) return UINT64_MAX;
     // Stored timestamps are at most m_newest, so the start times out once m_newest passes
     // timestamp + bound (saturated).
@@ -364,7 +363,7 @@ __attribute__((always_inline)) inline void
 pairing_engine::link_newest(uint32_t index) noexcept
 {
     start&        s    = m_starts[index];
-    arrival_list& list = m_lists[list_of(s.id.what)];
+    arrival_list& list = m_lists[list_of(s.id.what())];
     s.older            = list.newest;
     s.newer            = nil;
     if(list.newest != nil)
@@ -381,7 +380,7 @@ __attribute__((always_inline)) inline void
 pairing_engine::unlink(uint32_t index) noexcept
 {
     start&        s    = m_starts[index];
-    arrival_list& list = m_lists[list_of(s.id.what)];
+    arrival_list& list = m_lists[list_of(s.id.what())];
     if(s.older != nil)
         m_starts[s.older].newer = s.newer;
     else
@@ -393,8 +392,15 @@ pairing_engine::unlink(uint32_t index) noexcept
         m_starts[s.newer].older = s.older;
     else
         list.newest = s.older;
-    s.older = nil;
-    s.newer = nil;
+    // s.older and s.newer are left as they are: the caller links the start again or frees it.
+}
+
+// The next event with a timestamp opens the resync window (note_time_rarely).
+void
+pairing_engine::request_queue_resync() noexcept
+{
+    m_queue_resync_pending = true;
+    m_next_deadline        = 0; // so that note_time's one compare sees it
 }
 
 void
@@ -407,7 +413,7 @@ pairing_engine::evict_oldest() noexcept
             oldest = list.oldest;
     if(oldest == nil) return;
     // A suspension forgotten this way leaves its key's eviction count unknown, as a gap does.
-    if(m_starts[oldest].id.what == kind::queue_suspend) m_queue_resync_pending = true;
+    if(m_starts[oldest].id.what() == kind::queue_suspend) request_queue_resync();
     erase_start(oldest);
     ++m_counters.starts_aged_out;
 }
@@ -443,7 +449,7 @@ pairing_engine::expire_heads() noexcept
         {
             erase_start(list.oldest);
             ++m_counters.starts_timed_out;
-            if(k == kind::queue_suspend) m_queue_resync_pending = true; // as for the cap
+            if(k == kind::queue_suspend) request_queue_resync(); // as for the cap
         }
     }
     m_next_deadline = UINT64_MAX;
@@ -466,7 +472,7 @@ pairing_engine::invalidate(uint32_t kinds) noexcept
         }
     }
     m_counters.starts_lost_in_gap += dropped;
-    if((kinds & pair_kind_queue_suspend) != 0) m_queue_resync_pending = true;
+    if((kinds & pair_kind_queue_suspend) != 0) request_queue_resync();
     return dropped;
 }
 
@@ -500,13 +506,16 @@ pairing_engine::add_start(const key& k, const event& ev) noexcept
             return;
         }
     }
+    // Every field but the key and the links (link_newest sets those), new or replaced.
     start& s         = m_starts[index];
     s.timestamp      = timestamp;
     s.arrival        = m_arrivals++;
     s.trigger        = ev.trigger;
     s.prefetch_node  = ev.prefetch_node;
     s.preferred_node = ev.preferred_node;
+    s.depth          = 0;
     s.read_fault     = ev.read_fault;
+    s.rescheduled    = false;
     link_newest(index);
 }
 
@@ -536,11 +545,16 @@ pairing_engine::add_eviction(const event& ev) noexcept
         ++m_counters.starts_aged_out;
         return;
     }
-    start& s    = m_starts[index];
-    s.timestamp = timestamp;
-    s.arrival   = m_arrivals++;
-    s.trigger   = ev.trigger; // the first eviction's trigger
-    s.depth     = 1;
+    // Every field but the key and the links (link_newest sets those).
+    start& s         = m_starts[index];
+    s.timestamp      = timestamp;
+    s.arrival        = m_arrivals++;
+    s.trigger        = ev.trigger; // the first eviction's trigger
+    s.prefetch_node  = 0;
+    s.preferred_node = 0;
+    s.depth          = 1;
+    s.read_fault     = false;
+    s.rescheduled    = false;
     link_newest(index);
 }
 
@@ -580,7 +594,8 @@ pairing_engine::checked_trigger(int32_t value, int32_t last) noexcept
     return -1; // every trigger enum's NONE
 }
 
-bool
+// The finishers are inlined into process() and their entry points, as the starts are.
+__attribute__((always_inline)) inline bool
 pairing_engine::finish_fault(const event& ev, record_t& out) noexcept
 {
     const uint64_t end   = timestamp_of(ev);
@@ -597,7 +612,7 @@ pairing_engine::finish_fault(const event& ev, record_t& out) noexcept
     return true;
 }
 
-bool
+__attribute__((always_inline)) inline bool
 pairing_engine::finish_migrate(const event& ev, record_t& out) noexcept
 {
     const uint64_t end   = timestamp_of(ev);
@@ -619,7 +634,7 @@ pairing_engine::finish_migrate(const event& ev, record_t& out) noexcept
     return true;
 }
 
-bool
+__attribute__((always_inline)) inline bool
 pairing_engine::finish_queue(const event& ev, record_t& out) noexcept
 {
     const key      k           = queue_key(ev);
@@ -637,7 +652,10 @@ pairing_engine::finish_queue(const event& ev, record_t& out) noexcept
         --s.depth; // an inner restore: the queues stay evicted
         return false;
     }
-    const start first = s;
+    // What the record needs from the start, read before erasing it.
+    const uint64_t start_timestamp = s.timestamp;
+    const int32_t  trigger         = s.trigger;
+    const bool     rescheduled     = s.rescheduled;
     erase_bucket(found);
     if(end <= m_queue_resync_until)
     {
@@ -646,16 +664,15 @@ pairing_engine::finish_queue(const event& ev, record_t& out) noexcept
         return false;
     }
 
-    begin_record(out, ROCPROFILER_PAGE_MIGRATION_QUEUE_SUSPEND, first.timestamp, end, ev.pid);
-    out.queue_suspend.rescheduled = first.rescheduled ? 1 : 0;
+    begin_record(out, ROCPROFILER_PAGE_MIGRATION_QUEUE_SUSPEND, start_timestamp, end, ev.pid);
+    out.queue_suspend.rescheduled = rescheduled ? 1 : 0;
     out.queue_suspend.node_id     = ev.node;
-    store_trigger(
-        out.queue_suspend.trigger,
-        checked_trigger(first.trigger, ROCPROFILER_PAGE_MIGRATION_QUEUE_SUSPEND_TRIGGER_LAST));
+    store_trigger(out.queue_suspend.trigger,
+                  checked_trigger(trigger, ROCPROFILER_PAGE_MIGRATION_QUEUE_SUSPEND_TRIGGER_LAST));
     return true;
 }
 
-bool
+__attribute__((always_inline)) inline bool
 pairing_engine::make_unmap(const event& ev, record_t& out) noexcept
 {
     const uint64_t timestamp = timestamp_of(ev);
@@ -678,16 +695,26 @@ __attribute__((always_inline)) inline void
 pairing_engine::note_time(const event& ev) noexcept
 {
     // Before pairing: an end that shows its start is past the bound must not pair with it.
-    if(ev.has_timestamp && ev.timestamp != 0)
+    // A select, not a branch: interleaved clocks make "newer than the newest" random. A
+    // timestamp of 0 leaves m_newest as it is.
+    const uint64_t timestamp = timestamp_of(ev);
+    m_newest                 = timestamp > m_newest ? timestamp : m_newest;
+    // One compare for both rare cases: a head may be past its bound, or a queue resync waits
+    // for this timestamp (m_next_deadline is 0 then).
+    if(m_newest > m_next_deadline) note_time_rarely(timestamp);
+}
+
+// note_time's rare work, for an event whose timestamp (0: none) took m_newest past
+// m_next_deadline.
+__attribute__((noinline)) void
+pairing_engine::note_time_rarely(uint64_t timestamp) noexcept
+{
+    if(timestamp == 0) return; // an event without a time neither ages starts nor opens the window
+    expire_heads();            // makes m_next_deadline exact again (it may request a resync too)
+    if(m_queue_resync_pending)
     {
-        // A select, not a branch: interleaved clocks make "newer than the newest" random.
-        m_newest = ev.timestamp > m_newest ? ev.timestamp : m_newest;
-        if(m_newest > m_next_deadline) expire_heads();
-        if(m_queue_resync_pending)
-        {
-            m_queue_resync_pending = false;
-            m_queue_resync_until   = ev.timestamp + m_bounds.queue_resync_ns;
-        }
+        m_queue_resync_pending = false;
+        m_queue_resync_until   = timestamp + m_bounds.queue_resync_ns;
     }
 }
 
@@ -825,6 +852,6 @@ pairing_engine::finish() noexcept
     m_pool_used     = 0;
     m_free          = nil;
     m_count         = 0;
-    m_next_deadline = UINT64_MAX;
+    m_next_deadline = m_queue_resync_pending ? 0 : UINT64_MAX; // no heads; a resync may wait
 }
 } // namespace rocprofiler::kfd

@@ -187,18 +187,16 @@ private:
         queue_suspend,
     };
 
-    // Identity of a start. Fields a kind does not use stay 0. 32 bytes without padding:
-    // compared as four 64-bit words.
+    // Identity of a start, as four 64-bit words (compared and hashed as words, with no padding
+    // to keep zero). Fields a kind does not use stay 0.
     struct key
     {
-        uint64_t page    = 0;
-        uint64_t npages  = 0; // migrate only
-        uint32_t pid     = 0;
-        uint32_t node_a  = 0; // fault/queue node, or migrate from_node
-        uint32_t node_b  = 0; // migrate to_node
-        kind     what    = kind::empty;
-        uint8_t  zero[3] = {};
+        uint64_t page        = 0;
+        uint64_t npages      = 0; // migrate only
+        uint64_t ids         = 0; // pid << 32 | node_a (fault/queue node, or migrate from_node)
+        uint64_t to_and_kind = 0; // node_b (migrate to_node) << 8 | kind
 
+        kind what() const noexcept { return static_cast<kind>(to_and_kind & 0xff); }
         bool operator==(const key& other) const noexcept;
     };
 
@@ -244,7 +242,8 @@ private:
     static size_t   list_of(kind k) noexcept { return static_cast<size_t>(k) - 1; }
 
     // Table primitives. find() returns the bucket of k, or nil with `free_bucket` set to
-    // where k would be inserted. insert() returns the pool index of a blank start keyed k.
+    // where k would be inserted. insert() returns the pool index of a start keyed k whose other
+    // fields the caller stores.
     uint32_t find(const key& k, uint64_t hash, uint32_t& free_bucket) const noexcept;
     uint32_t insert(const key& k, uint64_t hash, uint32_t free_bucket) noexcept;
     void     erase_bucket(uint32_t bucket_index) noexcept;
@@ -277,6 +276,8 @@ private:
     // What every event does before its kind's rule: the newest timestamp, the age bound, the
     // resync window after a gap.
     void note_time(const event& ev) noexcept;
+    void note_time_rarely(uint64_t timestamp) noexcept;
+    void request_queue_resync() noexcept;
     void restore(const event& ev, bool& produced,
                  rocprofiler_buffer_tracing_page_migration_record_t& out) noexcept;
     void id_14(const event& ev) noexcept;
@@ -306,7 +307,8 @@ private:
     uint64_t                     m_newest    = 0; // newest timestamp seen
     // No head of an arrival list can time out while m_newest <= m_next_deadline: a lower
     // bound of the heads' deadlines (timestamp + bound), lowered whenever a head changes and
-    // made exact again by expire_heads(). The per-event check is one compare.
+    // made exact again by expire_heads(). 0 while m_queue_resync_pending: the per-event check
+    // of both is one compare.
     uint64_t m_next_deadline = UINT64_MAX;
     // After a gap in queue events: set until the next event's timestamp starts the window
     // in which suspensions are withheld (see the header comment).
