@@ -83,7 +83,6 @@ std::condition_variable& marker_cv           = *new std::condition_variable;
 uint64_t                 markers             = 0; // under marker_mutex
 bool                     hang_starts_markers = false;
 std::atomic<bool>        markers_started{false};
-std::thread*             marker_starter = nullptr; // never joined: reachable, not leaked
 
 // Waits until `n` markers arrived (bounded, so that a broken run fails instead of hanging).
 bool
@@ -192,9 +191,10 @@ on_records(rocprofiler_context_id_t, rocprofiler_buffer_id_t buffer,
     if(callback_mode == "exit") exit(0); // an application exiting from a callback
     if(callback_mode == "hang")
     {
-        // Another thread: the callback thread is about to block.
+        // Another thread (detached: this one never returns to join it): the callback thread
+        // is about to block.
         if(hang_starts_markers && !markers_started.exchange(true))
-            marker_starter = new std::thread([] { rocprofiler_start_context(marker_ctx); });
+            std::thread([] { rocprofiler_start_context(marker_ctx); }).detach();
         for(;;)
             std::this_thread::sleep_for(std::chrono::seconds{1});
     }
