@@ -527,15 +527,15 @@ TEST(buffer, batch_drops_exactly_what_emplace_would)
         EXPECT_EQ(s.records[i].sequence, i); // the last five were the ones dropped
 }
 
-// A batch asks for a delivery whenever one emplace per record would have: here after its
-// first record (a record that large would not fit next), though neither the watermark is
-// reached nor would a record the size of the batch's last one fail to fit.
-TEST(buffer, batch_asks_for_delivery_as_each_record_would)
+namespace
+{
+// A batch of a 6-unit record (sequence 1) then a 1-unit one (sequence 2), appended to a buffer
+// of 10 units whose sink's gate is closed: both are stored and delivered without a flush
+// (after the first record, another of its size would not fit), then the gate opens.
+void
+append_big_then_small_and_expect_delivery(sink& s, uint64_t id)
 {
     constexpr size_t unit = sizeof(test_record);
-    sink             s;
-    s.gate_open         = false;
-    auto             id = make_buffer(s, 10 * unit, 10 * unit, ROCPROFILER_BUFFER_POLICY_DISCARD);
     rb::record_batch batch;
     auto*            big = static_cast<std::byte*>(batch.reserve(6 * unit));
     ASSERT_NE(big, nullptr);
@@ -543,8 +543,8 @@ TEST(buffer, batch_asks_for_delivery_as_each_record_would)
     test_record first{};
     first.sequence = 1;
     std::memcpy(big, &first, sizeof(first));
-    batch.commit(category, kind, 6 * unit); // pending 6 units: another 6 would not fit
-    fill_batch(batch, 2, 1);                // pending 7 units: another 1 would fit
+    batch.commit(category, kind, 6 * unit);
+    fill_batch(batch, 2, 1);
     rb::batch_outcome outcome;
     rb::append_batch(id, batch, kind, outcome);
     EXPECT_EQ(outcome.stored[0], 2u);
@@ -557,6 +557,19 @@ TEST(buffer, batch_asks_for_delivery_as_each_record_would)
     }
     s.open_gate();
     EXPECT_EQ(rb::flush(id), ROCPROFILER_STATUS_SUCCESS);
+}
+} // namespace
+
+// A batch asks for a delivery whenever one emplace per record would have: here after its
+// first record (a record that large would not fit next), though neither the watermark is
+// reached nor would a record the size of the batch's last one fail to fit.
+TEST(buffer, batch_asks_for_delivery_as_each_record_would)
+{
+    constexpr size_t unit = sizeof(test_record);
+    sink             s;
+    s.gate_open = false;
+    auto id     = make_buffer(s, 10 * unit, 10 * unit, ROCPROFILER_BUFFER_POLICY_DISCARD);
+    append_big_then_small_and_expect_delivery(s, id);
 }
 
 // The same in a LOSSLESS buffer, whose cap counts the entry headers: after the first record
@@ -571,27 +584,7 @@ TEST(buffer, lossless_batch_asks_for_delivery_as_each_record_would)
     s.gate_open = false;
     auto id     = make_buffer(s, 10 * unit, 10 * unit, ROCPROFILER_BUFFER_POLICY_LOSSLESS);
     unsetenv("ROCPROFILER_BUFFER_LOSSLESS_CAP_BYTES");
-    rb::record_batch batch;
-    auto*            big = static_cast<std::byte*>(batch.reserve(6 * unit));
-    ASSERT_NE(big, nullptr);
-    std::memset(big, 0, 6 * unit);
-    test_record first{};
-    first.sequence = 1;
-    std::memcpy(big, &first, sizeof(first));
-    batch.commit(category, kind, 6 * unit); // 2 x (6 units + header) > 10 x (unit + header)
-    fill_batch(batch, 2, 1);                // another of this one's size would fit
-    rb::batch_outcome outcome;
-    rb::append_batch(id, batch, kind, outcome);
-    EXPECT_EQ(outcome.stored[0], 2u);
-    s.wait_inside(); // delivered without a flush: the batch asked for it
-    {
-        std::lock_guard<std::mutex> lock{s.mutex};
-        ASSERT_EQ(s.records.size(), 2u);
-        EXPECT_EQ(s.records[0].sequence, 1u);
-        EXPECT_EQ(s.records[1].sequence, 2u);
-    }
-    s.open_gate();
-    EXPECT_EQ(rb::flush(id), ROCPROFILER_STATUS_SUCCESS);
+    append_big_then_small_and_expect_delivery(s, id);
 }
 
 namespace

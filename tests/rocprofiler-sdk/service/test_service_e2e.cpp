@@ -204,17 +204,24 @@ TEST(service_e2e, raw_events_arrive_unpaired_with_their_ids)
 namespace
 {
 std::string
-many_faults_log(int pairs, const std::string& pace)
+fault_pairs(int first, int pairs)
 {
-    std::string log = "#@ gpu 1ea0\n#@ self 77\n#@ timestamps keep\n#@ pace " + pace + "\n";
+    std::string lines;
     char        line[128];
-    for(int i = 0; i < pairs; ++i)
+    for(int i = first; i < first + pairs; ++i)
     {
         snprintf(line, sizeof(line), "7 %d -77 @%x(1ea0) R\n8 %d -77 @%x(1ea0) M\n", 1000 + 10 * i,
                  0x10000 + i, 1005 + 10 * i, 0x10000 + i);
-        log += line;
+        lines += line;
     }
-    return log;
+    return lines;
+}
+
+std::string
+many_faults_log(int pairs, const std::string& pace)
+{
+    return "#@ gpu 1ea0\n#@ self 77\n#@ timestamps keep\n#@ pace " + pace + "\n" +
+           fault_pairs(0, pairs);
 }
 } // namespace
 
@@ -307,14 +314,8 @@ TEST(service_e2e, stuck_callback_does_not_hang_exit)
     // then (the gate: the callback starts a context that enables unmaps, id b) does the
     // replay go on, so that 20 000 more records arrive while the callback is stuck and some
     // are still in the buffer at exit, however the threads are scheduled.
-    std::string log = many_faults_log(100, "lossless") + "#@ wait-mask 1ea0 with b\n";
-    char        line[128];
-    for(int i = 100; i < 20100; ++i)
-    {
-        snprintf(line, sizeof(line), "7 %d -77 @%x(1ea0) R\n8 %d -77 @%x(1ea0) M\n", 1000 + 10 * i,
-                 0x10000 + i, 1005 + 10 * i, 0x10000 + i);
-        log += line;
-    }
+    const std::string log =
+        many_faults_log(100, "lossless") + "#@ wait-mask 1ea0 with b\n" + fault_pairs(100, 20000);
     auto        start = std::chrono::steady_clock::now();
     std::string output;
     auto        out  = replay(log,
