@@ -209,6 +209,7 @@ device_write(int fd, const void* buf, size_t count, ssize_t& result)
         bool waiting = e->owner->producer_waiting || e->owner->sleeping;
         maybe_start_producer(emu, *e->owner);
         if(waiting) count_client_syscall(sc_futex_wake);
+        poke_producer(*e->owner);
         emu.cv->notify_all();
         result = sizeof(mask);
     }
@@ -281,6 +282,7 @@ device_close(int fd, int& result)
             close_client(*e->smi);
             if(e->owner->producer_waiting || e->owner->sleeping)
                 count_client_syscall(sc_futex_wake);
+            poke_producer(*e->owner);
             emu.cv->notify_all();
             emu.exit_cv->notify_all(); // a closed client no longer has to be drained
         }

@@ -105,6 +105,7 @@ at_process_exit()
             report("exit: gave up waiting for the replay after " +
                    std::to_string(emu->exit_max_ms) + " ms in all (KFD_EMULATOR_EXIT_MAX_MS)");
         s->stop = true; // from here on the counters are final
+        poke_producer(*s);
         emu->cv->notify_all();
         if(emu->stats_target_pid != getpid() || emu->stats_target.empty()) return;
         path  = emu->stats_target;

@@ -115,6 +115,7 @@ smi_read(emulator& emu, session& s, client& c, void* buf, size_t count, read_wak
                 c.read_since_edge = true;
                 if(c.fifo.empty()) drop_token(c);
                 ++s.progress;
+                poke_producer(s);
                 wake_after_read(s, c, wake);
             }
             return fail(rule.error);
@@ -125,6 +126,7 @@ smi_read(emulator& emu, session& s, client& c, void* buf, size_t count, read_wak
     c.read_since_edge = true;
     if(c.fifo.empty()) drop_token(c);
     ++s.progress;
+    poke_producer(s);
     wake_after_read(s, c, wake);
     return static_cast<ssize_t>(taken);
 }

@@ -115,7 +115,19 @@ struct session
     // (only then, so that a read costs no futex call while the producer is busy).
     bool               producer_waiting = false;
     steady::time_point sleep_until      = {};
+    // Bumped under the lock by everything that would wake the producer from its wait on the
+    // cv (a read that took bytes, a mask write, a close, the exit's stop): a lossless producer
+    // waiting for room watches it for a few microseconds without the lock, off the cv, before
+    // it sleeps there (producer.cpp: spin_for_read). Use poke_producer().
+    std::atomic<uint64_t> pokes{0};
 };
+
+// Called under the lock with each notify of the producer's cv.
+inline void
+poke_producer(session& s)
+{
+    s.pokes.fetch_add(1, std::memory_order_release);
+}
 
 enum class fd_kind
 {
