@@ -129,18 +129,23 @@ request_delivery(record_buffer* b)
 // A storage holds a 16-byte entry header per record besides its `size` record bytes: a
 // quarter more covers records of 64 bytes and more (a page-migration record has 136).
 void
-reserve_storage(record_buffer& b) noexcept
+reserve_for(std::vector<std::byte>& storage, size_t size) noexcept
 {
     try
     {
-        const size_t bytes        = std::min(b.size, max_reserved_storage);
-        const size_t with_headers = bytes + bytes / 4;
-        b.pending.reserve(with_headers);
-        b.spare.reserve(with_headers);
+        const size_t bytes = std::min(size, max_reserved_storage);
+        storage.reserve(bytes + bytes / 4);
     }
     catch(...)
     {
     }
+}
+
+void
+reserve_storage(record_buffer& b) noexcept
+{
+    reserve_for(b.pending, b.size);
+    reserve_for(b.spare, b.size);
 }
 } // namespace
 
@@ -592,12 +597,19 @@ deliver(uint64_t buffer_id) noexcept
     {
         auto t = take_batch(b);
         if(t.call) hand_to_tool(b, t);
+        t.bytes.clear();
+        // The storage is kept for the next batch, unless a LOSSLESS burst grew it past twice
+        // the size: that one is freed and replaced by one reserved as at creation (outside the
+        // lock), so that the reader never starts a batch in an empty storage that it grows.
+        if(t.bytes.capacity() > 2 * b->size + 4096)
+        {
+            std::vector<std::byte>{}.swap(t.bytes);
+            reserve_for(t.bytes, b->size);
+        }
         std::lock_guard<std::mutex> lock{b->mutex};
         b->delivered += t.count;
         b->drops_reported += t.drops;
-        t.bytes.clear();
-        // Keep the storage for the next batch unless a LOSSLESS burst made it large.
-        if(t.bytes.capacity() <= 2 * b->size + 4096) b->spare.swap(t.bytes);
+        if(!b->destroyed) b->spare.swap(t.bytes); // else freed with t
         b->delivered_cv.notify_all();
         if(!b->delivery_wanted)
         {

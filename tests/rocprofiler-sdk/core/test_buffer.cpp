@@ -721,6 +721,42 @@ TEST(buffer, storage_is_reserved_at_creation_and_kept_across_deliveries)
     EXPECT_EQ(s.records.size(), 200u);
 }
 
+// A LOSSLESS burst (the callback blocked) grows the pending storage far past the size; once
+// delivered, that storage is freed, and the next batch must again start in one reserved as
+// at creation, not in an empty one that the reader grows while the FIFO fills.
+TEST(buffer, storage_is_reserved_again_after_a_lossless_burst)
+{
+    sink         s;
+    const size_t size = 100 * sizeof(test_record);
+    s.gate_open       = false;
+    auto id = make_buffer(s, size, 5 * sizeof(test_record), ROCPROFILER_BUFFER_POLICY_LOSSLESS);
+    rb::totals t{};
+    ASSERT_TRUE(rb::get_totals(id, t));
+    const size_t reserved = t.reserved_bytes;
+    ASSERT_GT(reserved, 0u);
+    for(uint64_t i = 0; i < 5; ++i)
+        ASSERT_TRUE(put(id, 0, i));
+    s.wait_inside();                 // the first batch is in the callback, the gate closed
+    constexpr uint64_t burst = 2000; // 2000 x 112 bytes: far past 2 x size + 4 KiB
+    for(uint64_t i = 5; i < burst; ++i)
+        ASSERT_TRUE(put(id, 0, i));
+    ASSERT_TRUE(rb::get_totals(id, t));
+    ASSERT_GT(t.pending_bytes, 2 * size + 4096);
+    s.open_gate();
+    ASSERT_EQ(rb::flush(id), ROCPROFILER_STATUS_SUCCESS);
+    ASSERT_TRUE(rb::get_totals(id, t));
+    EXPECT_EQ(t.delivered, burst);
+    EXPECT_EQ(t.reserved_bytes, reserved); // both storages reserved again
+    for(uint64_t i = burst; i < burst + 50; ++i)
+        ASSERT_TRUE(put(id, 0, i));
+    ASSERT_EQ(rb::flush(id), ROCPROFILER_STATUS_SUCCESS);
+    ASSERT_TRUE(rb::get_totals(id, t));
+    EXPECT_EQ(t.reserved_bytes, reserved);
+    std::lock_guard<std::mutex> lock{s.mutex};
+    ASSERT_EQ(s.records.size(), burst + 50);
+    EXPECT_EQ(s.drops, 0u);
+}
+
 // A huge buffer reserves a bounded amount of address space, not its size.
 TEST(buffer, storage_reservation_is_bounded)
 {
