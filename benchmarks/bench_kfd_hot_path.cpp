@@ -4,7 +4,9 @@
 // (baseline_reference.hpp) on the same bytes, in one binary and one run:
 //
 //   parse/<impl>/<log>               split the reads into lines and parse them
-//   parse_pair/<impl>/<log>          ... and pair starts with ends into records
+//   parse_pair/<impl>/<log>          ... and pair starts with ends into records (ours: the
+//                                    reader's parse_line_dispatch into the pairing engine's
+//                                    entry points by id)
 //   parse_pair_emplace/ours/<log>    ... and deliver the records into a LOSSLESS buffer that a
 //                                    callback thread drains (as after initialization): the
 //                                    reader's own per-read code, delivery::deliver_chunk
@@ -18,6 +20,7 @@
 #include "baseline_reference.hpp"
 #include "workloads.hpp"
 
+#include "common/kfd_abi.hpp"
 #include "rocprofiler-sdk/buffer.hpp"
 #include "rocprofiler-sdk/callback_thread.hpp"
 #include "rocprofiler-sdk/context.hpp"
@@ -35,6 +38,7 @@
 namespace
 {
 namespace kfd = rocprofiler::kfd;
+namespace abi = rocprofiler::kfd_abi;
 using bench_workloads::workload;
 using record = rocprofiler_buffer_tracing_page_migration_record_t;
 
@@ -77,28 +81,70 @@ ours_parse(benchmark::State& state, const workload& w)
     report(state, events, 0);
 }
 
+// What the handlers of one iteration share: the pairing engine and the record counter.
+struct pair_context
+{
+    kfd::pairing_engine pairing;
+    uint64_t            records = 0;
+    record              rec;
+};
+
+template <bool (kfd::pairing_engine::*finish)(const kfd::event&, record&) noexcept>
+void
+pair_end(void* context, kfd::event& ev, std::string_view)
+{
+    auto& pc = *static_cast<pair_context*>(context);
+    if((pc.pairing.*finish)(ev, pc.rec))
+    {
+        ++pc.records;
+        benchmark::DoNotOptimize(pc.rec);
+    }
+}
+
+template <void (kfd::pairing_engine::*start)(const kfd::event&) noexcept>
+void
+pair_start(void* context, kfd::event& ev, std::string_view)
+{
+    (static_cast<pair_context*>(context)->pairing.*start)(ev);
+}
+
+// The pairing entry points by id, called by parse_line_dispatch as the reader calls them
+// (delivery.cpp's handlers, without the process filter and the buffers): one dispatch on
+// the id per line, no second switch in the pairing engine.
+kfd::event_handlers
+pair_handlers(pair_context& pc)
+{
+    using engine = kfd::pairing_engine;
+    kfd::event_handlers h;
+    h.context                            = &pc;
+    h.on_id[abi::event_migrate_start]    = pair_start<&engine::on_migrate_start>;
+    h.on_id[abi::event_page_fault_start] = pair_start<&engine::on_page_fault_start>;
+    h.on_id[abi::event_queue_eviction]   = pair_start<&engine::on_queue_eviction>;
+    h.on_id[abi::event_id_14]            = pair_start<&engine::on_id_14>;
+    h.on_id[abi::event_migrate_end]      = pair_end<&engine::on_migrate_end>;
+    h.on_id[abi::event_page_fault_end]   = pair_end<&engine::on_page_fault_end>;
+    h.on_id[abi::event_queue_restore]    = pair_end<&engine::on_queue_restore>;
+    h.on_id[abi::event_unmap_from_gpu]   = pair_end<&engine::on_unmap_from_gpu>;
+    return h;
+}
+
 void
 ours_parse_pair(benchmark::State& state, const workload& w)
 {
     uint64_t events = 0, records = 0;
     for(auto _ : state)
     {
-        kfd::line_splitter  splitter;
-        kfd::pairing_engine pairing;
-        kfd::event          ev; // as in the reader: not re-initialized per line
+        kfd::line_splitter        splitter;
+        pair_context              pc;
+        const kfd::event_handlers handlers = pair_handlers(pc);
+        kfd::event                ev; // as in the reader: not re-initialized per line
         for(auto chunk : w.chunks)
             splitter.feed(chunk.data(), chunk.size(),
-                          [&](std::string_view line)
-                          {
-                              if(kfd::parse_line(line, ev) != kfd::parse_result::ok) return;
-                              ++events;
-                              record rec;
-                              if(pairing.process(ev, rec))
-                              {
-                                  ++records;
-                                  benchmark::DoNotOptimize(rec);
-                              }
+                          [&](std::string_view line) {
+                              events += kfd::parse_line_dispatch(line, ev, handlers) ==
+                                        kfd::parse_result::ok;
                           });
+        records += pc.records;
     }
     report(state, events, records);
 }
