@@ -11,6 +11,8 @@
 //    max_line_length bytes, in order, whatever the cuts; the longer ones are counted overlong;
 //  - every line is parsed, malformed, unknown or filtered: the counts add up to the lines;
 //    a line that is not ok leaves the event all zero but its id;
+//  - parse_line (on this CPU: the AVX-512 hot shapes, AVX2, SSSE3 or SSE2 path) gives the
+//    result and event of parse_line_scalar, its byte-at-a-time twin written separately;
 //  - no record has start 0 or start > end; every enum field is in its declared range
 //    (api-contract.md); size and kind are set; address ranges do not run backwards;
 //  - the engine's record count equals the records it returned; ids that are neither starts
@@ -172,8 +174,14 @@ void
 handle_line(std::string_view line, uint32_t gpu_id, bool filter, pairing_engine& engine, tally& t)
 {
     ++t.lines;
-    event ev = stale_event(); // nothing of it may survive a line that is not ok
-    switch(parse_line(line, ev))
+    event              ev     = stale_event(); // nothing of it may survive a line that is not ok
+    const parse_result result = parse_line(line, ev);
+    event              twin   = stale_event();
+    require(parse_line_scalar(line, twin) == result, "parse_line and its scalar twin disagree",
+            ev.id);
+    require(std::memcmp(&ev, &twin, offsetof(event, id14_ambiguous) + 1) == 0,
+            "parse_line's event differs from its scalar twin's", ev.id);
+    switch(result)
     {
     case parse_result::ok:
         break;

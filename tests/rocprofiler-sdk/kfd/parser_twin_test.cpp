@@ -1,6 +1,8 @@
 // MIT License - see LICENSE.
 //
-// parse_line classifies a line of 16 to 128 bytes at once (SIMD bitmaps, a zero-padded
+// parse_line first tries the hot shapes of the profiler events in one AVX-512 pass
+// (parse_line_avx512, parse_line_hot_shape) when the CPU has AVX-512 VBMI2, and otherwise
+// classifies a line of 16 to 128 bytes at once (SIMD bitmaps, a zero-padded
 // copy), 32 bytes at a time with AVX2 (parse_line_avx2) when the CPU has it, and converts
 // numbers with SSSE3 (parse_line_ssse3) when the CPU has it, else eight
 // bytes at a time (SWAR, parse_line_sse2); parse_line_swar classifies eight bytes at a time;
@@ -25,8 +27,11 @@ using namespace std::literals;
 using rocprofiler::kfd::event;
 using rocprofiler::kfd::parse_line;
 using rocprofiler::kfd::parse_line_avx2;
+using rocprofiler::kfd::parse_line_avx512;
 using rocprofiler::kfd::parse_line_has_avx2;
+using rocprofiler::kfd::parse_line_has_avx512;
 using rocprofiler::kfd::parse_line_has_ssse3;
+using rocprofiler::kfd::parse_line_hot_shape;
 using rocprofiler::kfd::parse_line_scalar;
 using rocprofiler::kfd::parse_line_sse2;
 using rocprofiler::kfd::parse_line_ssse3;
@@ -75,12 +80,14 @@ struct twin_checker
 {
     uint64_t checked   = 0;
     uint64_t ok        = 0;
+    uint64_t hot       = 0; // taken by the hot shapes' pass alone
     uint64_t disagreed = 0;
 
     void check(std::string_view line)
     {
-        event                  fast{}, avx2{}, ssse3{}, sse2{}, swar{}, scalar{};
+        event                  fast{}, avx512{}, avx2{}, ssse3{}, sse2{}, swar{}, scalar{};
         const auto             a  = parse_line(line, fast);
+        const auto             v5 = parse_line_avx512(line, avx512);
         const auto             v2 = parse_line_avx2(line, avx2);
         const auto             s3 = parse_line_ssse3(line, ssse3);
         const auto             s2 = parse_line_sse2(line, sse2);
@@ -96,15 +103,22 @@ struct twin_checker
                  ? log.calls == 1 && log.slot == scalar.id && same_event(log.ev, scalar) &&
                        log.line.data() == line.data() && log.line.size() == line.size()
                  : log.calls == 0);
+        event      hot_event{};
+        const bool taken      = parse_line_hot_shape(line, hot_event);
+        const bool hot_agrees = !taken || (b == parse_result::ok && same_event(hot_event, scalar));
         ++checked;
         ok += a == parse_result::ok;
-        if(a == b && v2 == b && s3 == b && s2 == b && w == b && same_event(fast, scalar) &&
-           same_event(avx2, scalar) && same_event(ssse3, scalar) && same_event(sse2, scalar) &&
-           same_event(swar, scalar) && dispatch_agrees)
+        hot += taken;
+        if(a == b && v5 == b && v2 == b && s3 == b && s2 == b && w == b &&
+           same_event(fast, scalar) && same_event(avx512, scalar) && same_event(avx2, scalar) &&
+           same_event(ssse3, scalar) && same_event(sse2, scalar) && same_event(swar, scalar) &&
+           dispatch_agrees && hot_agrees)
             return;
         if(++disagreed <= 10)
             ADD_FAILURE() << "the parsers disagree on [" << printable(line)
                           << "]: " << static_cast<int>(a) << " (parse_line), "
+                          << static_cast<int>(v5) << " (AVX-512, hot pass "
+                          << (taken ? "took it" : "did not take it") << "), "
                           << static_cast<int>(v2) << " (AVX2), " << static_cast<int>(s3)
                           << " (SSSE3), " << static_cast<int>(s2) << " (SSE2), "
                           << static_cast<int>(w) << " (SWAR), " << static_cast<int>(d)
@@ -270,6 +284,39 @@ TEST(kfd_parser_twin, bundled_logs_of_every_scenario_and_era)
     EXPECT_GT(twin.ok, 1000u);
 }
 
+// Nearly every line of a kernel log has a hot shape: the hot shapes' pass is what parse_line
+// runs for them, so its share of the bundled logs is part of its contract (a pass that took
+// nothing would leave every comparison above passing).
+TEST(kfd_parser_twin, the_hot_shapes_take_nearly_every_kernel_line)
+{
+#if defined(__x86_64__)
+    if(!parse_line_has_avx512())
+        GTEST_SKIP() << "this CPU has no AVX-512 VBMI2: the hot shapes' pass is not run";
+    uint64_t lines = 0, ok = 0, hot = 0;
+    for(const auto& entry :
+        {"eviction-1gpu-6.12", "eviction-2gpu-2026", "eviction-2gpu-proposed", "managed-2gpu-6.13",
+         "mixed-4gpu-6.0", "prefetch-1gpu-6.13", "streaming-1gpu-6.13", "thrashing-2gpu-6.12",
+         "unmap-2gpu-6.13-two-processes"})
+    {
+        const std::string text = read_file(std::string{KFD_LOGS_DIR} + "/" + entry + ".log");
+        ASSERT_FALSE(text.empty()) << entry;
+        rocprofiler::kfd::line_splitter splitter;
+        splitter.feed(text.data(), text.size(),
+                      [&](std::string_view line)
+                      {
+                          event a{}, b{};
+                          ++lines;
+                          ok += parse_line_scalar(line, b) == parse_result::ok;
+                          hot += parse_line_hot_shape(line, a);
+                      });
+    }
+    EXPECT_GT(lines, 6000u);
+    EXPECT_GE(hot * 100, ok * 99) << hot << " of " << ok << " good lines (" << lines << " in all)";
+#else
+    GTEST_SKIP() << "not x86-64";
+#endif
+}
+
 // A line inside a larger buffer: bytes after the line are digits, which a reader going past
 // the end would take as part of the last number.
 // Lines of every length from 1 to 200 bytes (text fields and numbers ending at the end):
@@ -306,6 +353,72 @@ TEST(kfd_parser_twin, the_ssse3_path_runs_here)
     EXPECT_TRUE(same_event(a, b));
     EXPECT_EQ(a.timestamp, 14601738586508u);
     EXPECT_EQ(a.page, 0x7f0f15200u);
+#else
+    GTEST_SKIP() << "not x86-64";
+#endif
+}
+
+// The hot shapes' pass takes every sample of a hot shape (else the comparisons above would
+// only test the paths it falls back to) and none of the others.
+TEST(kfd_parser_twin, the_avx512_hot_shapes_run_here)
+{
+#if defined(__x86_64__)
+    if(!parse_line_has_avx512())
+        GTEST_SKIP() << "this CPU has no AVX-512 VBMI2: the hot shapes' pass is not compared";
+    const std::vector<std::string> hot = {
+        "5 14601738586508 -152990 @7f0f15200(2c02) 0->1ea0 1ea0:0 1",
+        "5 14601738586508 -152990 @7f0f15200(2c02) 1ea0->0 ffffffff:ffffffff 3",
+        "6 15202910515905 -152990 @7f0f15200(2c02) 0->1ea0 1 0",
+        "6 15202910515905 -152990 @7f0f15200(2c02) 0->1ea0 1",
+        "6 15202910515905 -152990 @7f0f15200(2c02) 0->1ea0 1 -14",
+        "6 15202910515905 -152990 @7f0f15200(2c02) 0->1ea0 1 -0",
+        "6 15202910515905 -152990 @7f0f15200(2c02) 0->1ea0 1 -99999999",
+        "7 40507688414784 -156893 @7fa608127(ad5c) R",
+        "7 40507688414784 -156893 @7FA608127(AD5C) W",
+        "8 40507688999999 -156893 @7fa608127(ad5c) M",
+        "8 40507688999999 -156893 @7fa608127(ad5c) U",
+        "9 38086928279363 -125752 1ea0 1",
+        "a 38086928279399 -125752 1ea0",
+        "a 38086928279399 -125752 1ea0 R",
+        "a 38086928279399 -125752 1ea0 \0"s,
+        "a 38086928279399 -125752 1ea0 0",
+        "b 15203214457186 -152990 @7f93ac200(200) 1ea0 2",
+        // 64 bytes and more (the pass's two halves), a number across byte 64
+        "5 1234567890123456 -4194304 @7fffffffff00(ffff) ffffffff->ffffffff ffffffff:ffffffff 7",
+        "6 1234567890123456 -4194304 @7fffffffff00(ffff) ffff->ffffff 12345678 87654321",
+        "b 1234567890123456 -4194304 @7fffffffff00(fffffffff) ffffffff 12345678",
+    };
+    for(const auto& line : hot)
+    {
+        event a{}, b{};
+        EXPECT_TRUE(parse_line_hot_shape(line, a)) << printable(line);
+        EXPECT_EQ(parse_line_scalar(line, b), parse_result::ok) << printable(line);
+        EXPECT_TRUE(same_event(a, b)) << printable(line);
+    }
+    event ev{};
+    EXPECT_TRUE(parse_line_hot_shape(hot[0], ev));
+    EXPECT_EQ(ev.timestamp, 14601738586508u);
+    EXPECT_EQ(ev.pid, 152990u);
+    EXPECT_EQ(ev.page, 0x7f0f15200u);
+    EXPECT_EQ(ev.npages, 0x2c02u);
+    EXPECT_EQ(ev.to_node, 0x1ea0u);
+    EXPECT_EQ(ev.prefetch_node, 0x1ea0u);
+    EXPECT_EQ(ev.trigger, 1);
+    EXPECT_TRUE(parse_line_hot_shape(hot[4], ev));
+    EXPECT_EQ(ev.error_code, -14);
+    EXPECT_TRUE(ev.has_error_code);
+    // Not hot shapes: a sign, a number longer than its lanes, other ids, a 2-digit id.
+    for(const std::string line :
+        {"6 15202910515905 -152990 @7f0f15200(2c02) 0->1ea0 1 -2147483648",
+         "6 15202910515905 -152990 @7f0f15200(2c02) 0->1ea0 -1 0",
+         "9 38086928279363 -125752 1ea0 -1", "5 12345678901234567 -1 @1(1) 1->2 3:4 5",
+         "5 1 -123456789 @1(1) 1->2 3:4 5", "7 1 -1 @1(123456789) R", "1 25f3:python3",
+         "e 15203214457186 -152990 17", "00000005 1 -1 @1(1) 1->2 3:4 5",
+         "5 1 -1 @1(1) 1->2 3:4 5 "})
+    {
+        event a{};
+        EXPECT_FALSE(parse_line_hot_shape(line, a)) << printable(line);
+    }
 #else
     GTEST_SKIP() << "not x86-64";
 #endif

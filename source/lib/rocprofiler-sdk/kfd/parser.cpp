@@ -6,6 +6,7 @@
 #include "rocprofiler-sdk/kfd/parser.hpp"
 
 #include "common/kfd_abi.hpp"
+#include "rocprofiler-sdk/kfd/hot_shapes.hpp"
 
 #include <atomic>
 #include <initializer_list>
@@ -1389,7 +1390,8 @@ enum class simd_level : int8_t
     unknown = -1, // not asked yet
     sse2,
     ssse3,
-    avx2, // with BMI1 and BMI2
+    avx2,   // with BMI1 and BMI2
+    avx512, // AVX2 and what hot_shapes needs (AVX-512 F, BW, VBMI, VBMI2)
 };
 
 simd_level
@@ -1399,7 +1401,7 @@ cpu_simd_level() noexcept
 #    if defined(KFD_HAVE_AVX2)
     if(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
        __builtin_cpu_supports("bmi2"))
-        return simd_level::avx2;
+        return hot_shapes::cpu_supports() ? simd_level::avx512 : simd_level::avx2;
 #    endif
     return __builtin_cpu_supports("ssse3") ? simd_level::ssse3 : simd_level::sse2;
 }
@@ -1475,7 +1477,7 @@ parse_result
 parse_line_avx2(std::string_view line, event& out) noexcept
 {
 #if defined(__SSE2__) && defined(KFD_HAVE_AVX2)
-    if(simd() == simd_level::avx2 && fits_masked(line))
+    if(simd() >= simd_level::avx2 && fits_masked(line))
     {
         if(line.size() <= masked_narrow_max) return parse_line_masked_avx2<uint64_t>(line, out);
         return parse_line_masked_avx2<wide_bits>(line, out);
@@ -1494,11 +1496,44 @@ parse_line_has_ssse3() noexcept
 #endif
 }
 
+parse_result
+parse_line_avx512(std::string_view line, event& out) noexcept
+{
+#if defined(__SSE2__) && defined(KFD_HAVE_AVX2)
+    if(simd() == simd_level::avx512 && fits_masked(line) && line.size() <= hot_shapes::max_length &&
+       hot_shapes::parse(line, out))
+        return parse_result::ok;
+#endif
+    return parse_line_avx2(line, out);
+}
+
+bool
+parse_line_hot_shape(std::string_view line, event& out) noexcept
+{
+#if defined(__SSE2__) && defined(KFD_HAVE_AVX2)
+    return simd() == simd_level::avx512 && hot_shapes::parse(line, out);
+#else
+    (void)line;
+    (void)out;
+    return false;
+#endif
+}
+
+bool
+parse_line_has_avx512() noexcept
+{
+#if defined(__SSE2__) && defined(KFD_HAVE_AVX2)
+    return simd() == simd_level::avx512;
+#else
+    return false;
+#endif
+}
+
 bool
 parse_line_has_avx2() noexcept
 {
 #if defined(__SSE2__) && defined(KFD_HAVE_AVX2)
-    return simd() == simd_level::avx2;
+    return simd() >= simd_level::avx2;
 #else
     return false;
 #endif
@@ -1526,7 +1561,10 @@ parse_line(std::string_view line, event& out) noexcept
         const bool       narrow = line.size() <= masked_narrow_max;
         const simd_level level  = simd_cache().load(std::memory_order_relaxed);
 #    if defined(KFD_HAVE_AVX2)
-        if(level == simd_level::avx2)
+        if(level == simd_level::avx512 && line.size() <= hot_shapes::max_length &&
+           hot_shapes::parse(line, out))
+            return parse_result::ok;
+        if(level >= simd_level::avx2)
             return narrow ? parse_line_masked_avx2<uint64_t>(line, out)
                           : parse_line_masked_avx2<wide_bits>(line, out);
 #    endif
@@ -1559,7 +1597,20 @@ parse_result
 parse_line_dispatch(std::string_view line, event& out, const event_handlers& handlers) noexcept
 {
 #if defined(__SSE2__) && defined(KFD_HAVE_AVX2)
-    if(fits_masked(line) && simd_cache().load(std::memory_order_relaxed) == simd_level::avx2)
+    const simd_level level = simd_cache().load(std::memory_order_relaxed);
+    if(level == simd_level::avx512 && fits_masked(line) && line.size() <= hot_shapes::max_length)
+    {
+        // One call site for every id (the hot shapes have no switch on it), whose target is
+        // as random as the mix: looked up from the line's first byte, known long before the
+        // event (a target that waits for the pass's result is mispredicted late).
+        const auto handler = handlers.on_id[one_digit_event_id(line)];
+        if(hot_shapes::parse(line, out))
+        {
+            if(handler) handler(handlers.context, out, line);
+            return parse_result::ok;
+        }
+    }
+    if(fits_masked(line) && level >= simd_level::avx2)
         return line.size() <= masked_narrow_max
                    ? parse_line_masked_avx2_dispatch<uint64_t>(line, out, handlers)
                    : parse_line_masked_avx2_dispatch<wide_bits>(line, out, handlers);

@@ -135,6 +135,9 @@ enum class parse_result
 // Parses one line (`line` excludes the '\n' and may contain NUL bytes). Never reads outside
 // `line`. On ok, `out` holds the event. Otherwise `out` is all zero except `id`, which holds
 // the id when it was a known one (for per-id malformed counts). An empty line is malformed.
+// Where the CPU has AVX-512 VBMI2, a line of 16 to 127 bytes is first tried against the hot
+// shapes (hot_shapes.hpp: nearly every kernel line, parsed in one pass); any other line,
+// and every line elsewhere, takes the paths below.
 // A line of 16 to 128 bytes (every kernel line but the shortest) is classified at once
 // (SIMD: bitmaps of its hex and decimal digits, and each byte's value as a digit) and copied
 // into a zero-padded local block, so that each number's length is one count-trailing-zeros
@@ -159,6 +162,15 @@ bool         parse_line_has_ssse3() noexcept;
 // SSSE3 path where it has not (see parse_line_has_avx2).
 parse_result parse_line_avx2(std::string_view line, event& out) noexcept;
 bool         parse_line_has_avx2() noexcept;
+// Where the CPU also has AVX-512 F, BW, VBMI and VBMI2, parse_line (and parse_line_dispatch)
+// first try the line's shape against the hot shapes of the profiler events (hot_shapes.hpp:
+// one pass with no branch per field and no switch on the id) and take the paths above for
+// every line that is not one of them. parse_line_avx512 is that path (parse_line_avx2 where
+// the CPU lacks it); parse_line_hot_shape tells whether the hot pass alone took a line (for
+// the tests: false on CPUs without it).
+parse_result parse_line_avx512(std::string_view line, event& out) noexcept;
+bool         parse_line_hot_shape(std::string_view line, event& out) noexcept;
+bool         parse_line_has_avx512() noexcept;
 
 // One dispatch per line: what a caller does with each id's events, as a table of functions
 // indexed by the id. parse_line_dispatch parses as parse_line does and, when the line is ok,
