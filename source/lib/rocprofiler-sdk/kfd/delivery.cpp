@@ -322,6 +322,11 @@ on_id_14(void* context, event& ev, std::string_view line)
     if(accept(rc, ev, line)) rc.stream.pairing.on_id_14(ev);
 }
 
+// Reads of fewer bytes (about 45 kernel lines) are parsed without the hot shapes' pass: it
+// only pays for its vector unit's warm-up after a wake-up over more lines than that (see
+// event_handlers::hot_shapes).
+constexpr size_t hot_shapes_min_read = 2048;
+
 // The handler of each id (kfd_abi::event_id values).
 event_handlers
 handlers_for(read_context& rc)
@@ -352,8 +357,9 @@ deliver_chunk(chunk_delivery& cd, const process_filter& filter, gpu_stream& stre
 {
     chunk_tally tally;
     collect_destinations(cd);
-    read_context rc{filter, cd, stream, now, tally, !filter.only_own_process && cd.raw.empty()};
-    const event_handlers handlers = handlers_for(rc);
+    read_context   rc{filter, cd, stream, now, tally, !filter.only_own_process && cd.raw.empty()};
+    event_handlers handlers = handlers_for(rc);
+    handlers.hot_shapes     = size >= hot_shapes_min_read;
     stream.splitter.feed(data, size,
                          [&](std::string_view line)
                          {

@@ -1598,7 +1598,8 @@ parse_line_dispatch(std::string_view line, event& out, const event_handlers& han
 {
 #if defined(__SSE2__) && defined(KFD_HAVE_AVX2)
     const simd_level level = simd_cache().load(std::memory_order_relaxed);
-    if(level == simd_level::avx512 && fits_masked(line) && line.size() <= hot_shapes::max_length)
+    if(level == simd_level::avx512 && handlers.hot_shapes && fits_masked(line) &&
+       line.size() <= hot_shapes::max_length)
     {
         // One call site for every id (the hot shapes have no switch on it), whose target is
         // as random as the mix: looked up from the line's first byte, known long before the

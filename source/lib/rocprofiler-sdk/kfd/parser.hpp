@@ -184,6 +184,13 @@ struct event_handlers
     static constexpr size_t slot_count = 15; // ids 1..14; slot 0 is never called
     handler                 on_id[slot_count] = {};
     void*                   context           = nullptr;
+    // Whether parse_line_dispatch may try the hot shapes' AVX-512 pass first (where the CPU
+    // has it). On Intel CPUs the first 512-bit instructions after a pause of some hundred
+    // microseconds run slowly while the vector unit's upper half powers up: after a 300 us
+    // sleep the pass loses to the AVX2 path for about the first 15 lines and breaks even at
+    // 25-30 (BENCHMARKS.md), so a caller that parses only a few lines per wake-up turns it
+    // off. Either way the results are the same.
+    bool hot_shapes = true;
 };
 
 // parse_line, then the handler of the parsed id when the result is ok (nothing otherwise).
