@@ -524,7 +524,7 @@ convert_lanes(const compiled_layout& l, int half, __m512i ends, __m512i lengths,
                             _mm512_srli_epi64(quads, 32));
 }
 
-// Lines of 2-63 bytes (narrow: one 64-byte half, the end of the last number at bit <= 63)
+// Lines of 16-63 bytes (narrow: one 64-byte half, the end of the last number at bit <= 63)
 // or 64-127 (wide: two halves).
 template <bool wide>
 KFD_AVX512 inline bool
@@ -660,7 +660,7 @@ parse(std::string_view line, event& out) noexcept
 {
 #if defined(KFD_HOT_SHAPES)
     const size_t length = line.size();
-    if(length < 2 || length > max_length) return false;
+    if(length < min_length || length > max_length) return false;
     return length < 64 ? parse_shape<false>(line.data(), length, out)
                        : parse_shape<true>(line.data(), length, out);
 #else

@@ -27,7 +27,9 @@
 
 namespace rocprofiler::kfd::hot_shapes
 {
-// Lines this path may take: 2 to 127 bytes (parse_line offers it those of 16 or more).
+// Lines this path takes: 16 to 127 bytes (the range parse_line classifies at once; every
+// kernel line of a hot shape is longer than 16). parse() checks it: callers need not.
+inline constexpr size_t min_length = 16;
 inline constexpr size_t max_length = 127;
 
 // True when the CPU has what the path needs (AVX-512 F, BW, VBMI and VBMI2, BMI1/2,

@@ -1500,9 +1500,7 @@ parse_result
 parse_line_avx512(std::string_view line, event& out) noexcept
 {
 #if defined(__SSE2__) && defined(KFD_HAVE_AVX2)
-    if(simd() == simd_level::avx512 && fits_masked(line) && line.size() <= hot_shapes::max_length &&
-       hot_shapes::parse(line, out))
-        return parse_result::ok;
+    if(simd() == simd_level::avx512 && hot_shapes::parse(line, out)) return parse_result::ok;
 #endif
     return parse_line_avx2(line, out);
 }
@@ -1561,9 +1559,7 @@ parse_line(std::string_view line, event& out) noexcept
         const bool       narrow = line.size() <= masked_narrow_max;
         const simd_level level  = simd_cache().load(std::memory_order_relaxed);
 #    if defined(KFD_HAVE_AVX2)
-        if(level == simd_level::avx512 && line.size() <= hot_shapes::max_length &&
-           hot_shapes::parse(line, out))
-            return parse_result::ok;
+        if(level == simd_level::avx512 && hot_shapes::parse(line, out)) return parse_result::ok;
         if(level >= simd_level::avx2)
             return narrow ? parse_line_masked_avx2<uint64_t>(line, out)
                           : parse_line_masked_avx2<wide_bits>(line, out);
@@ -1598,8 +1594,7 @@ parse_line_dispatch(std::string_view line, event& out, const event_handlers& han
 {
 #if defined(__SSE2__) && defined(KFD_HAVE_AVX2)
     const simd_level level = simd_cache().load(std::memory_order_relaxed);
-    if(level == simd_level::avx512 && handlers.hot_shapes && fits_masked(line) &&
-       line.size() <= hot_shapes::max_length)
+    if(level == simd_level::avx512 && handlers.hot_shapes)
     {
         // One call site for every id (the hot shapes have no switch on it), whose target is
         // as random as the mix: looked up from the line's first byte, known long before the
