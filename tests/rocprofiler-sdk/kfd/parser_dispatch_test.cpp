@@ -2,7 +2,7 @@
 //
 // parse_line_dispatch: one line of each id (docs/kfd-smi-interface.md) calls the handler of
 // that id, once, with the parsed event and the line; a line that does not parse calls none;
-// a null entry calls nothing; lines outside the masked path's 16..128 bytes dispatch too.
+// a null entry calls nothing; lines outside the masked path's 16..127 bytes dispatch too.
 // (Every twin input of parser_twin_test.cpp is also checked against parse_line_scalar.)
 #include "dispatch_recording.hpp"
 #include "rocprofiler-sdk/kfd/parser.hpp"
@@ -51,7 +51,7 @@ const std::vector<expected_dispatch> one_line_per_id = {
     {"e 15203214457186 -152990 17", 14},
     {"e 15203214457186 -152990 1ea0", 14},
     {"00000005 1 -1 @1(1) 1->2 3:4 5", 5}, // a padded id token
-    // longer than 64 and than 128 bytes (the wide and the fallback instances)
+    // longer than 64 and than 127 bytes (the wide and the fallback instances)
     {"6 9223372036854775807 -2147483647 @ffffffffffff(fffff) ffffffff->ffffffff -2147483648 "
      "-2147483648",
      6},

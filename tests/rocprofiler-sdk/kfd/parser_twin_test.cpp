@@ -2,7 +2,7 @@
 //
 // parse_line first tries the hot shapes of the profiler events in one AVX-512 pass
 // (parse_line_avx512, parse_line_hot_shape) when the CPU has AVX-512 VBMI2, and otherwise
-// classifies a line of 16 to 128 bytes at once (SIMD bitmaps, a zero-padded
+// classifies a line of 16 to 127 bytes at once (SIMD bitmaps, a zero-padded
 // copy), 32 bytes at a time with AVX2 (parse_line_avx2) when the CPU has it, and converts
 // numbers with SSSE3 (parse_line_ssse3) when the CPU has it, else eight
 // bytes at a time (SWAR, parse_line_sse2); parse_line_swar classifies eight bytes at a time;
@@ -168,7 +168,7 @@ const std::vector<std::string> samples = {
     "f 1 -1 1",
     "0 1 -1 1",
     // Longer than 64 bytes (every field at its widest): numbers across the 64-byte boundary
-    // of the masks, and lines near and past the masked path's 128 bytes.
+    // of the masks, and lines near and past the masked path's 127 bytes.
     "5 9223372036854775807 -2147483647 @ffffffffffff(fffff) ffffffff->ffffffff "
     "ffffffff:ffffffff -2147483648",
     "6 9223372036854775807 -2147483647 @ffffffffffff(fffff) ffffffff->ffffffff -2147483648 "
@@ -329,7 +329,7 @@ TEST(kfd_parser_twin, the_hot_shapes_take_nearly_every_kernel_line)
 // A line inside a larger buffer: bytes after the line are digits, which a reader going past
 // the end would take as part of the last number.
 // Lines of every length from 1 to 200 bytes (text fields and numbers ending at the end):
-// across the masked path's limits of 16 and 128 bytes and the 64-bit boundary of its masks.
+// across the masked path's limits of 16 and 127 bytes and the 64-bit boundary of its masks.
 TEST(kfd_parser_twin, lines_of_every_length)
 {
     twin_checker twin;

@@ -42,7 +42,7 @@ constexpr size_t int32_digits = 10; // INT32_MAX has 10 digits
 // folded in at compile time: the hot instance carries no code of the others).
 enum class number_path
 {
-    masked,       // lines of 16 to 128 bytes: classified at once (SSE2), SWAR conversion
+    masked,       // lines of 16 to 127 bytes: classified at once (SSE2), SWAR conversion
     masked_ssse3, // the same, numbers converted with SSSE3 (pmaddubsw, pmaddwd), when the CPU has
                   // it
     masked_avx2, // the same, classified 32 bytes at a time, VEX-encoded, when the CPU has AVX2+BMI2
@@ -52,32 +52,23 @@ enum class number_path
 
 // Longest line of the masked path, and the bytes of the zero-padded copy it reads from: the
 // line, plus the longest read past its end (an 8-byte word at the end of the line; a
-// number's later words end inside it), rounded up to whole 16-byte blocks.
-constexpr size_t masked_line_max   = 128;
+// number's later words end inside it), rounded up to whole 16-byte blocks. At most 127
+// bytes: then every mask has a bit past the line's end (see digits_at).
+constexpr size_t masked_line_max   = 127;
 constexpr size_t masked_narrow_max = 63; // the 64-bit-mask instance (see digits_at)
-constexpr size_t padded_line_bytes = masked_line_max + 32;
+constexpr size_t padded_line_bytes = masked_line_max + 33;
 // One bit per byte of the line: 64 bits for lines of at most 63 bytes (most lines: the
 // cheaper instance), 128 for the longer ones. The longer ones are built in a 128-bit
-// integer and kept as bytes in the line's copy (wide_bits points at them), so that the bits
-// at a position are one unaligned 64-bit load and a shift (128-bit shifts cost a dozen
-// instructions and two branches).
-using wide_mask = unsigned __int128;
-
-struct wide_bits
+// mask as its two words, in registers: the bits at a position are then two
+// selects and two shifts (a 128-bit shift costs a dozen instructions and two branches; a
+// load of the bits from memory put a load's latency, and a store forwarding that fails for
+// the later fields, on every field's critical path: 2-3x the narrow instance per line).
+struct wide_words
 {
-    // 32 bytes: bit i (byte i / 8, bit i % 8) set when byte i of the line is not a digit;
-    // bits 128 to 255 (past every line of the instance) are set.
-    const unsigned char* b = nullptr;
-};
-
-// The integer a mask is built in.
-template <typename Mask> struct mask_builder
-{
-    using type = Mask;
-};
-template <> struct mask_builder<wide_bits>
-{
-    using type = wide_mask;
+    // Bit i of `low` (i < 64) or of `high` (i - 64) set when byte i of the line is not a
+    // digit; the bits past the line's end are set.
+    uint64_t low  = 0;
+    uint64_t high = 0;
 };
 
 // A read position inside one line. Every accessor checks the end first. `path` picks the
@@ -100,7 +91,6 @@ template <number_path P, typename Mask = uint64_t> struct cursor_of
 {
     static constexpr number_path path = P;
     using mask_type                   = Mask;
-    using builder_type                = typename mask_builder<Mask>::type;
 
     std::string_view text;
     size_t           position = 0;
@@ -476,17 +466,51 @@ struct line_copy
 {
     alignas(32) char bytes[padded_line_bytes];
     alignas(32) unsigned char nibbles[nibbles_front + padded_line_bytes];
-    alignas(16) unsigned char wide_not_hex[32]; // the masks of the 128-bit instance
-    alignas(16) unsigned char wide_not_dec[32];
 };
+
+// The bits of a block of up to 32 bytes at `offset` of the line into a mask. The wide
+// instance's blocks may straddle its two words: a block's offset is a constant or follows
+// from the line's length, so the branch is predicted.
+KFD_PARSER_INLINE void
+add_bits(uint64_t& mask, uint32_t bits, size_t offset)
+{
+    mask |= uint64_t{bits} << offset;
+}
+
+KFD_PARSER_INLINE void
+add_bits(wide_words& mask, uint32_t bits, size_t offset)
+{
+    const uint64_t value = bits;
+    if(offset >= 64)
+        mask.high |= value << (offset - 64);
+    else
+    {
+        mask.low |= value << offset;
+        mask.high |= (value >> 1) >> (63 - offset); // value >> (64 - offset), for 0 too
+    }
+}
+
+// The complement of a mask built by add_bits: the bytes that are not digits, and every bit
+// past the line.
+KFD_PARSER_INLINE void
+store_complement(uint64_t& mask, uint64_t bits)
+{
+    mask = ~bits;
+}
+
+KFD_PARSER_INLINE void
+store_complement(wide_words& mask, wide_words bits)
+{
+    mask.low  = ~bits.low;
+    mask.high = ~bits.high;
+}
 
 // One classified 16-byte block at `offset` of the line into the cursor's masks and copies.
 template <class C>
 KFD_PARSER_INLINE void
 classify_block16(const char* p, size_t offset, const classify_constants& k, line_copy& copy,
-                 typename C::builder_type& hex, typename C::builder_type& dec)
+                 typename C::mask_type& hex, typename C::mask_type& dec)
 {
-    using line_mask     = typename C::builder_type;
     const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + offset));
     _mm_storeu_si128(reinterpret_cast<__m128i*>(copy.bytes + offset), block);
     uint32_t h = 0, d = 0;
@@ -495,36 +519,15 @@ classify_block16(const char* p, size_t offset, const classify_constants& k, line
     if constexpr(uses_nibbles(C::path))
         _mm_storeu_si128(reinterpret_cast<__m128i*>(copy.nibbles + nibbles_front + offset),
                          nibbles);
-    hex |= line_mask{h} << offset;
-    dec |= line_mask{d} << offset;
-}
-
-KFD_PARSER_INLINE void
-store_mask(uint64_t& mask, uint64_t bits, unsigned char*)
-{
-    mask = bits;
-}
-
-KFD_PARSER_INLINE void
-store_mask(wide_mask& mask, wide_mask bits, unsigned char*)
-{
-    mask = bits;
-}
-
-KFD_PARSER_INLINE void
-store_mask(wide_bits& mask, wide_mask bits, unsigned char* storage)
-{
-    std::memcpy(storage, &bits, sizeof(bits));
-    std::memset(storage + sizeof(bits), 0xFF, 32 - sizeof(bits));
-    mask.b = storage;
+    add_bits(hex, h, offset);
+    add_bits(dec, d, offset);
 }
 
 // The end of the classification: zeros after the line in the copy (32 bytes: the longest
 // read past the end), and the cursor pointed at the copy.
 template <class C>
 KFD_PARSER_INLINE void
-finish_classification(C& c, line_copy& copy, typename C::builder_type hex,
-                      typename C::builder_type dec)
+finish_classification(C& c, line_copy& copy, typename C::mask_type hex, typename C::mask_type dec)
 {
     const size_t  size = c.text.size();
     const __m128i zero = _mm_setzero_si128();
@@ -537,8 +540,8 @@ finish_classification(C& c, line_copy& copy, typename C::builder_type hex,
         _mm_storeu_si128(reinterpret_cast<__m128i*>(copy.nibbles + nibbles_front + size), zero);
         c.nibbles = copy.nibbles + nibbles_front;
     }
-    store_mask(c.not_hex, ~hex, copy.wide_not_hex);
-    store_mask(c.not_dec, ~dec, copy.wide_not_dec);
+    store_complement(c.not_hex, hex);
+    store_complement(c.not_dec, dec);
     c.padded = copy.bytes;
 }
 
@@ -551,8 +554,8 @@ classify_line(C& c, line_copy& copy)
 {
     const size_t size             = c.text.size();
     const char*  p                = c.text.data();
-    using line_mask               = typename C::builder_type;
-    line_mask                 hex = 0, dec = 0;
+    using line_mask               = typename C::mask_type;
+    line_mask                 hex = {}, dec = {};
     size_t                    offset = 0;
     const classify_constants& k      = constants();
     for(; offset + 16 <= size; offset += 16)
@@ -597,8 +600,8 @@ classify_line_avx2(C& c, line_copy& copy)
 {
     const size_t size             = c.text.size();
     const char*  p                = c.text.data();
-    using line_mask               = typename C::builder_type;
-    line_mask                 hex = 0, dec = 0;
+    using line_mask               = typename C::mask_type;
+    line_mask                 hex = {}, dec = {};
     const classify_constants& k = constants();
     if(size < 32)
     {
@@ -612,14 +615,14 @@ classify_line_avx2(C& c, line_copy& copy)
         for(; offset + 32 <= size; offset += 32)
         {
             classify_block32(p, offset, k, copy, h, d);
-            hex |= line_mask{h} << offset;
-            dec |= line_mask{d} << offset;
+            add_bits(hex, h, offset);
+            add_bits(dec, d, offset);
         }
         if(offset < size)
         {
             classify_block32(p, size - 32, k, copy, h, d);
-            hex |= line_mask{h} << (size - 32);
-            dec |= line_mask{d} << (size - 32);
+            add_bits(hex, h, size - 32);
+            add_bits(dec, d, size - 32);
         }
     }
     finish_classification(c, copy, hex, dec);
@@ -646,28 +649,20 @@ digits_at(uint64_t not_digit, size_t position)
     return static_cast<unsigned>(__builtin_ctzll(rest));
 }
 
+// The same from two words, for lines of 64 to 127 bytes (the position is at most 127): the
+// 63 bits from the position, from the word it is in and the next one (all ones past
+// `high`: the line's end), and bit 63 set: more than the longest number, 19 digits; a
+// longer run reads as 63, either way over every limit. Two selects and two shifts, no
+// branch and no load on the field's critical path.
 KFD_PARSER_INLINE unsigned
-digits_at(wide_mask not_digit, size_t position)
+digits_at(wide_words not_digit, size_t position)
 {
-    // A line of 128 bytes has no bit past its end: the bits shifted in (zeros, "digits")
-    // stand for the end of the line, where a run of digits to the end stops.
-    const wide_mask rest = position < 128 ? not_digit >> position : ~wide_mask{0};
-    const uint64_t  low  = static_cast<uint64_t>(rest);
-    if(low != 0) return static_cast<unsigned>(__builtin_ctzll(low));
-    const uint64_t high = static_cast<uint64_t>(rest >> 64);
-    return high == 0 ? static_cast<unsigned>(128 - position)
-                     : 64u + static_cast<unsigned>(__builtin_ctzll(high));
-}
-
-// The same from the bytes: the 64 bits from position / 8, shifted by position % 8 (at least
-// 57 valid bits: more than the longest number, 19 digits). A run of more than 56 digits may
-// read as 63: either way far over every limit.
-KFD_PARSER_INLINE unsigned
-digits_at(wide_bits not_digit, size_t position)
-{
-    uint64_t word = 0;
-    std::memcpy(&word, not_digit.b + position / 8, sizeof(word));
-    const uint64_t rest = (word >> (position % 8)) | (uint64_t{1} << 63);
+    const bool     upper  = position >= 64;
+    const uint64_t first  = upper ? not_digit.high : not_digit.low;
+    const uint64_t second = upper ? ~uint64_t{0} : not_digit.high;
+    const unsigned shift  = static_cast<unsigned>(position) & 63u;
+    // (second << 1) << (63 - shift): second's bits after first's, defined for shift 0 too.
+    const uint64_t rest = (first >> shift) | ((second << 1) << (63u - shift)) | (uint64_t{1} << 63);
     return static_cast<unsigned>(__builtin_ctzll(rest));
 }
 
@@ -1456,7 +1451,7 @@ parse_line_sse2(std::string_view line, event& out) noexcept
     if(line.size() >= 16 && line.size() <= masked_narrow_max)
         return parse_line_masked<uint64_t>(line, out);
     if(line.size() > masked_narrow_max && line.size() <= masked_line_max)
-        return parse_line_masked<wide_bits>(line, out);
+        return parse_line_masked<wide_words>(line, out);
 #endif
     return parse_line_with<number_path::swar>(line, out);
 }
@@ -1468,7 +1463,7 @@ parse_line_ssse3(std::string_view line, event& out) noexcept
     if(!has_ssse3()) return parse_line_sse2(line, out);
     if(line.size() >= 16 && line.size() <= masked_narrow_max)
         return parse_line_masked_ssse3<uint64_t>(line, out);
-    if(fits_masked(line)) return parse_line_masked_ssse3<wide_bits>(line, out);
+    if(fits_masked(line)) return parse_line_masked_ssse3<wide_words>(line, out);
 #endif
     return parse_line_with<number_path::swar>(line, out);
 }
@@ -1480,7 +1475,7 @@ parse_line_avx2(std::string_view line, event& out) noexcept
     if(simd() >= simd_level::avx2 && fits_masked(line))
     {
         if(line.size() <= masked_narrow_max) return parse_line_masked_avx2<uint64_t>(line, out);
-        return parse_line_masked_avx2<wide_bits>(line, out);
+        return parse_line_masked_avx2<wide_words>(line, out);
     }
 #endif
     return parse_line_ssse3(line, out);
@@ -1562,11 +1557,11 @@ parse_line(std::string_view line, event& out) noexcept
         if(level == simd_level::avx512 && hot_shapes::parse(line, out)) return parse_result::ok;
         if(level >= simd_level::avx2)
             return narrow ? parse_line_masked_avx2<uint64_t>(line, out)
-                          : parse_line_masked_avx2<wide_bits>(line, out);
+                          : parse_line_masked_avx2<wide_words>(line, out);
 #    endif
         if(level == simd_level::ssse3)
             return narrow ? parse_line_masked_ssse3<uint64_t>(line, out)
-                          : parse_line_masked_ssse3<wide_bits>(line, out);
+                          : parse_line_masked_ssse3<wide_words>(line, out);
         if(level == simd_level::unknown) return parse_line_first_use(line, out);
     }
 #endif
@@ -1609,7 +1604,7 @@ parse_line_dispatch(std::string_view line, event& out, const event_handlers& han
     if(fits_masked(line) && level >= simd_level::avx2)
         return line.size() <= masked_narrow_max
                    ? parse_line_masked_avx2_dispatch<uint64_t>(line, out, handlers)
-                   : parse_line_masked_avx2_dispatch<wide_bits>(line, out, handlers);
+                   : parse_line_masked_avx2_dispatch<wide_words>(line, out, handlers);
 #endif
     return parse_line_then_dispatch(line, out, handlers); // asks the CPU on first use
 }

@@ -138,7 +138,7 @@ enum class parse_result
 // Where the CPU has AVX-512 VBMI2, a line of 16 to 127 bytes is first tried against the hot
 // shapes (hot_shapes.hpp: nearly every kernel line, parsed in one pass); any other line,
 // and every line elsewhere, takes the paths below.
-// A line of 16 to 128 bytes (every kernel line but the shortest) is classified at once
+// A line of 16 to 127 bytes (every kernel line but the shortest) is classified at once
 // (SIMD: bitmaps of its hex and decimal digits, and each byte's value as a digit) and copied
 // into a zero-padded local block, so that each number's length is one count-trailing-zeros
 // and every number and separator is read with plain loads (no end checks); numbers are
