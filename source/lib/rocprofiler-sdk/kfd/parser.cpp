@@ -726,8 +726,8 @@ read_decimal_masked(C& c, size_t max_digits, uint64_t max_value, uint64_t& value
 
 // A number's digit values, right-aligned in 16 bytes with zeros before them (leading
 // zeros), without a shuffle: the 16 bytes that end at the number's end, AND the 16 bytes of
-// keep_last at offset n (16 - n zero bytes, then n bytes 0xFF). The digit values have 16
-// defined bytes before the line (line_copy::nibbles), so the load stays inside them.
+// conversion_constants::keep_last at offset n (16 - n zero bytes, then n bytes 0xFF). The digit
+// values have 16 defined bytes before the line (line_copy::nibbles), so the load stays inside them.
 struct keep_last_table
 {
     alignas(32) unsigned char mask[32];
@@ -741,8 +741,6 @@ make_keep_last()
         t.mask[j] = 0xFF;
     return t;
 }
-
-constexpr keep_last_table keep_last = make_keep_last();
 
 // The conversions' constants, read through a pointer the compiler cannot see through, like
 // the classification's: it would load each into a register before every use (an
