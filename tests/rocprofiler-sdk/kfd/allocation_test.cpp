@@ -209,15 +209,15 @@ TEST(kfd_allocation, pairing_absorbs_allocation_failure)
 {
     pairing_engine engine{1000};
     record_t       out{};
-    // 32 starts fill the first table (64 slots) to half: the 33rd needs a bigger one
-    for(int page = 0; page < 32; ++page)
+    // 128 starts fill the first table (256 slots) to half: the 129th needs a bigger one
+    for(int page = 0; page < 128; ++page)
         ASSERT_FALSE(engine.process(
             parsed("7 " + std::to_string(100 + page) + " -1 @" + std::to_string(page) + "(1ea0) R"),
             out));
-    ASSERT_EQ(engine.capacity(), 64u);
+    ASSERT_EQ(engine.capacity(), 256u);
 
     // events parsed before: gtest may allocate, so nothing but process() runs while failing
-    const event new_start   = parsed("7 200 -1 @40(1ea0) R");
+    const event new_start   = parsed("7 200 -1 @1000(1ea0) R");
     const event evict       = parsed("9 210 -1 1ea0 1");
     const event restore     = parsed("a 220 -1 1ea0");
     const event unmap       = parsed("b 1 -2 @10(1) 1 0");
@@ -235,18 +235,18 @@ TEST(kfd_allocation, pairing_absorbs_allocation_failure)
     EXPECT_FALSE(produced[1]);
     EXPECT_TRUE(produced[2]);
     EXPECT_TRUE(produced[3]);
-    EXPECT_EQ(engine.capacity(), 64u);
+    EXPECT_EQ(engine.capacity(), 256u);
     EXPECT_EQ(engine.counters().starts_aged_out, 2u); // pages 0 and 1 made room
     EXPECT_EQ(engine.counters().records, 2u);
-    EXPECT_EQ(engine.outstanding(), 31u);
+    EXPECT_EQ(engine.outstanding(), 127u);
 
     // the aged-out start's end is an orphan; the newest pairs; memory back: the table grows
     EXPECT_FALSE(engine.process(parsed("8 300 -1 @0(1ea0) M"), out));
     EXPECT_EQ(engine.counters().ends_without_start, 1u);
-    EXPECT_TRUE(engine.process(parsed("8 300 -1 @40(1ea0) M"), out));
+    EXPECT_TRUE(engine.process(parsed("8 300 -1 @1000(1ea0) M"), out));
     EXPECT_EQ(out.start_timestamp, 200u);
-    for(int page = 100; page < 110; ++page)
+    for(int page = 1100; page < 1110; ++page)
         EXPECT_FALSE(engine.process(parsed("7 400 -1 @" + std::to_string(page) + "(1ea0) R"), out));
-    EXPECT_EQ(engine.capacity(), 128u);
+    EXPECT_EQ(engine.capacity(), 512u);
     EXPECT_EQ(engine.counters().starts_aged_out, 2u);
 }

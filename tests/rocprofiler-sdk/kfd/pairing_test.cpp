@@ -1398,9 +1398,9 @@ TEST(kfd_pairing, reused_places_keep_arrival_order_through_growth_and_the_cap)
     // Starts keep their pool places while outstanding; ended ones are reused by later starts.
     // Whatever places they take, the cap ages out by arrival, and growth keeps every start.
     pairing_engine engine{200};
-    for(int page = 0; page < 30; ++page) // 30 starts: the first table (64 buckets) at half
+    for(int page = 0; page < 30; ++page) // 30 starts: in the first table (256 buckets)
         feed_no_record(engine, "7 " + std::to_string(100 + page) + " -1 @" + hex(page) + "(1) R");
-    ASSERT_EQ(engine.capacity(), 64u);
+    ASSERT_EQ(engine.capacity(), 256u);
     // end the even pages (their places go to the free list), then start new pages
     for(int page = 0; page < 30; page += 2)
         feed_record(engine, "8 1000 -1 @" + hex(page) + "(1) M");

@@ -21,7 +21,12 @@ namespace
 {
 using record_t = rocprofiler_buffer_tracing_page_migration_record_t;
 
-constexpr size_t initial_capacity = 64;
+// The first table: 256 buckets (2 KiB, and 128 pool places: 12 KiB in all). A kernel stream
+// keeps few starts outstanding (fewer than 32 on the benchmark's realistic mix), so the table
+// stays at most an eighth full: most probes and backward shifts stop at the first bucket,
+// which the CPU then predicts. At 64 buckets (up to half full) parse + pair on the realistic
+// mix took 8% longer (bench-kfd-hot-path, BENCHMARKS.md).
+constexpr size_t initial_capacity = 256;
 
 // Zeroes the whole record (no stale bytes in the union or padding) and fills the header.
 void

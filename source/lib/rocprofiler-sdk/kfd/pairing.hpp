@@ -123,7 +123,7 @@ public:
     // migrating, a process's queues evicted on a GPU): realistically hundreds at once, even
     // for a superuser tracing every process. 65536 leaves two orders of magnitude of headroom
     // for lost ends while bounding memory to about 6 MiB per engine (per start one 80-byte
-    // pool place and at most two 8-byte buckets: the table starts at 64 buckets and doubles,
+    // pool place and at most two 8-byte buckets: the table starts at 256 buckets and doubles,
     // never past twice the cap). The key's hash is computed once per event; no start
     // allocates.
     static constexpr size_t default_max_outstanding = 65536;
