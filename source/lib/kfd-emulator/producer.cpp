@@ -149,7 +149,7 @@ struct staged_message
 // Measured with kfd-replay-consumer on 1M mixed events, 8 KiB FIFOs, medians of 8
 // alternated runs on the 2-vCPU AMD VM, M events/s: 1 GPU, 3.8 with 32 KiB stages (512
 // messages, 23 KB) against 4.75-5.0 with this budget (6 KiB); 2 and 4 GPUs, no measurable
-// change (4.0-4.7 and 5.6-6.1 with either). On the Intel VM, stages of 128-256 messages
+// change (4.0-4.8 and 5.1-6.0 with either). On the Intel VM, stages of 128-256 messages
 // gained for 1 and 2 GPUs alike. Never below min_bytes: with 1 KiB FIFOs the replay is
 // bound by the hand-off of each KiB (0.8-1.1 M events/s with either size), and a stage larger
 // than the FIFO fills it up to its headroom under the lock, as a kernel FIFO fills while its
