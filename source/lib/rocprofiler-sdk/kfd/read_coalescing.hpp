@@ -16,9 +16,11 @@
 //   take to run again once the wait's timer fires. On a VM the timer must wake a vCPU that
 //   went idle, which the hypervisor runs again when it can: on the project's 2-vCPU KVM VM,
 //   8 KiB FIFOs at 200k events/s (filled in 0.9 ms) dropped events in 9 of 12 runs with
-//   waits of 102 us and in 1 of 12 without them. So for 45-byte lines an 8 KiB FIFO is
-//   waited on only from about 56k (see min_bytes_per_nap) to about 87k events/s; larger
-//   FIFOs keep the benefit at higher rates.
+//   waits of 102 us and in 1 of 12 without them. Bare metal is no exception where it
+//   matters: an HPC job keeps every core busy, and a woken reader may then wait for the
+//   running thread's time slice (milliseconds) before it runs. So for 45-byte lines an
+//   8 KiB FIFO is waited on only from about 56k (see min_bytes_per_nap) to about 87k
+//   events/s; larger FIFOs keep the benefit at higher rates.
 // It is taken only when it is expected to gather at least min_bytes_per_nap at the observed
 // rate (a quiet stream keeps waking per event: at such rates that costs next to nothing) and
 // is at least min_nap_ns long (a shorter wait costs more in timer overhead than it saves). So
