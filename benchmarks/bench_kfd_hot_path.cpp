@@ -10,6 +10,9 @@
 //   parse_pair_emplace/ours/<log>    ... and deliver the records into a LOSSLESS buffer that a
 //                                    callback thread drains (as after initialization): the
 //                                    reader's own per-read code, delivery::deliver_chunk
+//   parse_pair_emplace_own_process/ours/<log>
+//                                    ... with the process filter of a privileged reader
+//                                    (every event's pid checked, a fifth of them dropped)
 //
 // <log>: every rocprof-kfd-gen scenario and "mix" (all of them interleaved at random, each in
 // another format era), KFD_BENCH_EVENTS lines each (default 1M), generated at start and fed
@@ -19,7 +22,7 @@
 // is charged to each stage, ours and the baseline's alike). KFD_BENCH_IN_PLACE=1 parses the
 // reads where the generated log holds them instead (a 45 MB array: its DRAM stream, which the
 // reader never sees, then shows in our times). Each benchmark reports ns/event and events/s;
-// at the end a table gives the ratios baseline / ours.
+// at the end a table gives the ratios baseline / ours (and the own-process variant's ns/event).
 //
 //   ./build/benchmarks/bench-kfd-hot-path --benchmark_repetitions=5   (medians in the table)
 #include "baseline_reference.hpp"
@@ -209,12 +212,11 @@ draining_buffer()
 // The reader's own per-read code (delivery::deliver_chunk, what the reader thread runs for
 // each read): split, parse, pair, records built in place in a batch, one append per read.
 void
-ours_parse_pair_emplace(benchmark::State& state, const workload& w)
+deliver_all(benchmark::State& state, const workload& w, const kfd::delivery::process_filter& filter)
 {
     kernel_read                   read;
     const uint64_t                buf = draining_buffer();
     kfd::delivery::chunk_delivery destinations;
-    kfd::delivery::process_filter filter;
     uint64_t                      events = 0, records = 0, dropped = 0;
     for(auto _ : state)
     {
@@ -231,6 +233,21 @@ ours_parse_pair_emplace(benchmark::State& state, const workload& w)
     }
     report(state, events, records);
     state.counters["dropped"] = benchmark::Counter(static_cast<double>(dropped));
+}
+
+void
+ours_parse_pair_emplace(benchmark::State& state, const workload& w)
+{
+    deliver_all(state, w, kfd::delivery::process_filter{});
+}
+
+// As a privileged reader runs it (CAP_SYS_ADMIN on Linux 6.16+, and the emulator): every
+// event's pid checked against the traced process's, the other process's counted and dropped.
+// Not compared with the baseline, which pairs every event.
+void
+ours_parse_pair_emplace_own(benchmark::State& state, const workload& w)
+{
+    deliver_all(state, w, kfd::delivery::process_filter{true, bench_workloads::traced_pid});
 }
 
 // ---- baseline: the reference approach on the same bytes ----
@@ -296,6 +313,7 @@ const stage stages[] = {
     {"parse_pair/ours", ours_parse_pair},
     {"parse_pair/baseline", baseline_parse_pair},
     {"parse_pair_emplace/ours", ours_parse_pair_emplace},
+    {"parse_pair_emplace_own_process/ours", ours_parse_pair_emplace_own},
 };
 
 void
@@ -336,15 +354,17 @@ public:
         ConsoleReporter::Finalize();
         std::printf("\nns/event of CPU time (median of the repetitions when repeated); x = "
                     "baseline / ours\n");
-        std::printf("%-10s %9s %9s %6s | %9s %9s %6s | %9s %6s\n", "log", "parse", "base", "x",
-                    "p+pair", "base", "x", "p+p+emp", "x");
+        std::printf("%-10s %9s %9s %6s | %9s %9s %6s | %9s %6s | %9s\n", "log", "parse", "base",
+                    "x", "p+pair", "base", "x", "p+p+emp", "x", "own proc");
         for(const auto& log : bench_workloads::names())
         {
             double p = get("parse/ours/" + log), bp = get("parse/baseline/" + log);
             double pp = get("parse_pair/ours/" + log), bpp = get("parse_pair/baseline/" + log);
             double ppe = get("parse_pair_emplace/ours/" + log);
-            std::printf("%-10s %9.1f %9.1f %6.1f | %9.1f %9.1f %6.1f | %9.1f %6.1f\n", log.c_str(),
-                        p, bp, ratio(bp, p), pp, bpp, ratio(bpp, pp), ppe, ratio(bpp, ppe));
+            double own = get("parse_pair_emplace_own_process/ours/" + log);
+            std::printf("%-10s %9.1f %9.1f %6.1f | %9.1f %9.1f %6.1f | %9.1f %6.1f | %9.1f\n",
+                        log.c_str(), p, bp, ratio(bp, p), pp, bpp, ratio(bpp, pp), ppe,
+                        ratio(bpp, ppe), own);
         }
         std::fflush(stdout);
     }

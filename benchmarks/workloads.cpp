@@ -31,9 +31,9 @@ generator()
 std::string
 generate(const std::string& scenario, const std::string& era, uint64_t events, unsigned seed)
 {
-    std::string command = generator() + " --raw --gpus 2 --other-pids 1 --scenario " + scenario +
-                          " --era " + era + " --events " + std::to_string(events) + " --seed " +
-                          std::to_string(seed);
+    std::string command = generator() + " --raw --gpus 2 --other-pids 1 --pid " +
+                          std::to_string(traced_pid) + " --scenario " + scenario + " --era " + era +
+                          " --events " + std::to_string(events) + " --seed " + std::to_string(seed);
     std::unique_ptr<FILE, int (*)(FILE*)> pipe{popen(command.c_str(), "r"), pclose};
     if(!pipe) throw std::runtime_error("cannot run " + command);
     std::string text;

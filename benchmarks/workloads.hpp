@@ -22,6 +22,10 @@ struct workload
 
 inline constexpr size_t chunk_bytes = 8192; // one full kernel FIFO (Linux 6.13+)
 
+// The traced process of every log (`--pid`; 5 digits, as the generator's own choice). Each
+// log also has one other process's events (a fifth of them), as a privileged reader sees.
+inline constexpr uint32_t traced_pid = 54321;
+
 // The generator's scenarios, then "mix": a random-order interleaving of all of them (each in
 // another kernel-format era), so that no stage can learn the order of event kinds.
 const std::vector<std::string>& names();
