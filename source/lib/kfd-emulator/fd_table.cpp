@@ -76,8 +76,19 @@ forget_fd(emulator& emu, int fd)
     g_fd_marks[fd].store(mark_none, std::memory_order_release);
 }
 
+fd_identity
+identity_now(int fd)
+{
+    struct stat st
+    {
+    };
+    count_client_syscall(sc_fstat);
+    if(fstat(fd, &st) != 0) return fd_identity{};
+    return fd_identity{true, st.st_dev, st.st_ino};
+}
+
 fd_entry*
-lookup(emulator& emu, int fd)
+lookup(emulator& emu, int fd, const fd_identity& now)
 {
     auto it = emu.fds->find(fd);
     if(it == emu.fds->end())
@@ -85,15 +96,17 @@ lookup(emulator& emu, int fd)
         g_fd_marks[fd].store(mark_none, std::memory_order_release);
         return nullptr;
     }
-    struct stat st
-    {
-    };
-    count_client_syscall(sc_fstat);
-    if(fstat(fd, &st) == 0 && st.st_dev == it->second.dev && st.st_ino == it->second.ino)
-        return &it->second;
+    if(now.ok && now.dev == it->second.dev && now.ino == it->second.ino) return &it->second;
     if(it->second.kind == fd_kind::smi) close_client(*it->second.smi);
     forget_fd(emu, fd);
     return nullptr;
+}
+
+fd_entry*
+lookup(emulator& emu, int fd)
+{
+    if(emu.fds->find(fd) == emu.fds->end()) return lookup(emu, fd, fd_identity{});
+    return lookup(emu, fd, identity_now(fd));
 }
 
 bool
