@@ -131,11 +131,14 @@ topology_redirect(const char* path, std::string& redirected)
 
 namespace
 {
-// The producer holds the lock while it delivers a stage (microseconds). A read that found it
-// held slept in futex at once, and the producer's unlock then had to wake it: two system
-// calls and a wake-up of another CPU per collision, and in a lossless replay about 40% of the
-// reads collided. Watching the lock for a bounded time lets the holder finish first; where it
-// does not run meanwhile (one CPU for both) the watch ends and the read sleeps as before.
+// In lossless pace the producer holds the lock while it delivers a stage (microseconds),
+// back to back with the reads. A read that found it held slept in futex at once, and the
+// producer's unlock then had to wake it: two system calls and a wake-up of another CPU per
+// collision, and about 40% of a lossless replay's reads collided. Watching the lock for a
+// bounded time lets the holder finish first; where it does not run meanwhile (one CPU for
+// both) the watch ends and the read sleeps as before. Not in the paced modes: there the
+// watch measurably burnt the reader's CPU (e2e.sh: 0.39 against 0.06 s of the emulator's code
+// per M events at 200k/s, 8 KiB) without a gain, the producer being mostly asleep.
 constexpr int64_t lock_watch_ns = 20'000;
 
 bool
@@ -173,7 +176,7 @@ device_read(int fd, void* buf, size_t count, ssize_t& result)
     const fd_identity now = identity_now(fd); // before the lock (see fd_identity)
     {
         std::unique_lock<std::mutex> lock(*emu.mu, std::try_to_lock);
-        if(!lock.owns_lock() && !lock_within_watch(lock))
+        if(!lock.owns_lock() && !(emu.cfg.pace == pace_kind::lossless && lock_within_watch(lock)))
         {
             // Before blocking, the pid is checked after all: a child of a raw clone() (no fork
             // handlers) looks like this process to the cached check, and its copy of the lock
