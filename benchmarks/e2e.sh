@@ -31,6 +31,7 @@ set -euo pipefail
 
 BUILD=${1:-build}
 SECONDS_PER_RATE=${2:-2}
+USER_SAMPLE_NS=1000000 # perf's sampling period for the user-time split (see below)
 GEN=$BUILD/source/bin/rocprof-kfd-gen/rocprof-kfd-gen
 EMU=$BUILD/source/lib/kfd-emulator/librocprofiler-sdk-kfd-emulator.so
 HOST=$BUILD/benchmarks/kfd-e2e-host
@@ -116,15 +117,18 @@ print("%.3f %.3f" % ((calls - emu + t["reads_intercepted"]) / events, emu / even
 ' "$WORK/stats-sc.json" "$sdk_calls" "$events" 2>/dev/null || echo "n/a n/a")
         fi
         read -r sys_kernel sys_emulator <<<"$syscalls"
-        # User time by code, in a third run sampled every 100 us of user time (light: it
-        # barely slows the process): the SDK's library, the emulator's, libc (both call it).
+        # User time by code, in a third run sampled every 1 ms of user time: the SDK's
+        # library, the emulator's, libc (both call it). Not more often: each sample is an
+        # interrupt, and on the Zen 5 VM of 2026-12-04 sampling every 100 us made the
+        # benchmark's parse stage 25% slower (50 us: 80%) and this split 15-25% higher than
+        # the user time of the unsampled run; every 1 ms changed neither measurably.
         user_split="n/a"
         if ((HAVE_PERF)); then
-            perf record -q -e 'cpu-clock/period=100000/u' -o "$WORK/user.data" -- \
+            perf record -q -e "cpu-clock/period=$USER_SAMPLE_NS/u" -o "$WORK/user.data" -- \
                 timeout 300 env ROCPROFILER_KFD_FIFO_BYTES="$fifo" LD_PRELOAD="$EMU" KFD_EMULATOR_LOG="$log" \
                 "$HOST" --idle-ms 500 >/dev/null 2>&1 || true
             user_split=$(perf script -i "$WORK/user.data" -F comm,event,ip,sym,dso 2>/dev/null |
-                python3 "$HERE/user_cpu_split.py" 100000 "$events" |
+                python3 "$HERE/user_cpu_split.py" "$USER_SAMPLE_NS" "$events" |
                 awk '{ printf "%s / %s / %s", $1, $2, $3 }')
         fi
         echo "| $fifo | $rate | $events | $dropped | $cpu_per_m | $user_per_m | $user_split | $sys_kernel | $sys_emulator | $steal |"
