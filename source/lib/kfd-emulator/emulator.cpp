@@ -8,6 +8,7 @@
 #include "delivery.hpp"
 #include "exit_wait.hpp"
 #include "fd_table.hpp"
+#include "lock_watch.hpp"
 #include "process.hpp"
 #include "producer.hpp"
 #include "real_libc.hpp"
@@ -129,33 +130,6 @@ topology_redirect(const char* path, std::string& redirected)
     return redirect_topology_path(path, emu->topology.root, redirected);
 }
 
-namespace
-{
-// In lossless pace the producer holds the lock while it delivers a stage (microseconds),
-// back to back with the reads. A read that found it held slept in futex at once, and the
-// producer's unlock then had to wake it: two system calls and a wake-up of another CPU per
-// collision, and about 40% of a lossless replay's reads collided. Watching the lock for a
-// bounded time lets the holder finish first; where it does not run meanwhile (one CPU for
-// both) the watch ends and the read sleeps as before. Not in the paced modes: there the
-// watch measurably burnt the reader's CPU (e2e.sh: 0.39 against 0.06 s of the emulator's code
-// per M events at 200k/s, 8 KiB) without a gain, the producer being mostly asleep.
-constexpr int64_t lock_watch_ns = 20'000;
-
-bool
-lock_within_watch(std::unique_lock<std::mutex>& lock)
-{
-    const steady::time_point limit = steady::now() + std::chrono::nanoseconds(lock_watch_ns);
-    for(unsigned i = 1;; ++i)
-    {
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#endif
-        if(lock.try_lock()) return true;
-        if((i & 15) == 0 && steady::now() >= limit) return false;
-    }
-}
-} // namespace
-
 bool
 device_read(int fd, void* buf, size_t count, ssize_t& result)
 {
@@ -176,6 +150,9 @@ device_read(int fd, void* buf, size_t count, ssize_t& result)
     const fd_identity now = identity_now(fd); // before the lock (see fd_identity)
     {
         std::unique_lock<std::mutex> lock(*emu.mu, std::try_to_lock);
+        // A watch only in lossless pace (lock_watch.hpp): in e2e.sh's paced runs, where the
+        // producer is mostly asleep, it burnt the reader's CPU (the emulator's code on the SDK
+        // threads: 0.39 against 0.06 s per M events at 200k/s, 8 KiB) without a gain.
         if(!lock.owns_lock() && !(emu.cfg.pace == pace_kind::lossless && lock_within_watch(lock)))
         {
             // Before blocking, the pid is checked after all: a child of a raw clone() (no fork

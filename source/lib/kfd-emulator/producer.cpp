@@ -6,6 +6,7 @@
 #include "delivery.hpp"
 #include "fd_table.hpp"
 #include "line_reader.hpp"
+#include "lock_watch.hpp"
 #include "pacing.hpp"
 #include "real_libc.hpp"
 
@@ -59,7 +60,7 @@ watch_for_poke(session& s, std::unique_lock<std::mutex>& lock)
         __builtin_ia32_pause();
 #endif
     }
-    lock.lock();
+    lock_watching(lock, true); // lossless pace only: the read that poked may hold it
     return poked || s.pokes.load(std::memory_order_relaxed) != seen;
 }
 
@@ -438,7 +439,7 @@ struct replay
         if(++batch >= max_batch || dropped)
         {
             end_batch();
-            lock.lock();
+            lock_watching(lock, cfg.pace == pace_kind::lossless);
             if(s.stop) return false;
         }
         return true;
@@ -447,7 +448,7 @@ struct replay
     // Delivers the stage in order, then ends the batch; false when the replay stops.
     bool deliver_stage(const stage& st)
     {
-        lock.lock();
+        lock_watching(lock, cfg.pace == pace_kind::lossless); // a read may hold it: lock_watch.hpp
         bool   going = !s.stop;
         size_t waits = 0;
         for(size_t i = 0; going && i < st.count; ++i)
