@@ -145,9 +145,8 @@ device_read(int fd, void* buf, size_t count, ssize_t& result)
         result = fail(mark == mark_inherited_device ? EINVAL : EAGAIN);
         return true;
     }
-    emulator&         emu = *g_emu;
-    read_wakeups      wake;
-    const fd_identity now = identity_now(fd); // before the lock (see fd_identity)
+    emulator&    emu = *g_emu;
+    read_wakeups wake;
     {
         std::unique_lock<std::mutex> lock(*emu.mu, std::try_to_lock);
         // A watch only in lossless pace (lock_watch.hpp): in e2e.sh's paced runs, where the
@@ -166,7 +165,7 @@ device_read(int fd, void* buf, size_t count, ssize_t& result)
             count_client_syscall(sc_futex_lock_wait);
             lock.lock();
         }
-        fd_entry* e = lookup(emu, fd, now);
+        fd_entry* e = lookup(emu, fd);
         if(e == nullptr) return false;
         if(e->kind == fd_kind::device)
             result = fail(EINVAL);

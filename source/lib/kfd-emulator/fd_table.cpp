@@ -76,19 +76,8 @@ forget_fd(emulator& emu, int fd)
     g_fd_marks[fd].store(mark_none, std::memory_order_release);
 }
 
-fd_identity
-identity_now(int fd)
-{
-    struct stat st
-    {
-    };
-    count_client_syscall(sc_fstat);
-    if(fstat(fd, &st) != 0) return fd_identity{};
-    return fd_identity{true, st.st_dev, st.st_ino};
-}
-
 fd_entry*
-lookup(emulator& emu, int fd, const fd_identity& now)
+lookup(emulator& emu, int fd)
 {
     auto it = emu.fds->find(fd);
     if(it == emu.fds->end())
@@ -96,17 +85,15 @@ lookup(emulator& emu, int fd, const fd_identity& now)
         g_fd_marks[fd].store(mark_none, std::memory_order_release);
         return nullptr;
     }
-    if(now.ok && now.dev == it->second.dev && now.ino == it->second.ino) return &it->second;
+    struct stat st
+    {
+    };
+    count_client_syscall(sc_fstat);
+    if(fstat(fd, &st) == 0 && st.st_dev == it->second.dev && st.st_ino == it->second.ino)
+        return &it->second;
     if(it->second.kind == fd_kind::smi) close_client(*it->second.smi);
     forget_fd(emu, fd);
     return nullptr;
-}
-
-fd_entry*
-lookup(emulator& emu, int fd)
-{
-    if(emu.fds->find(fd) == emu.fds->end()) return lookup(emu, fd, fd_identity{});
-    return lookup(emu, fd, identity_now(fd));
 }
 
 bool

@@ -33,19 +33,5 @@ void forget_fd(emulator& emu, int fd);
 // The entry for fd, or null when fd is not (or no longer) one we handed out: an fd number
 // reused behind our back (dup2 onto it, close_range) no longer has the same inode.
 fd_entry* lookup(emulator& emu, int fd);
-// What fstat says fd is now, taken before the emulator's lock by the hot read path, so that
-// the lock is not held through a system call that the producer would wait for (on a VM a
-// system call costs 1-2 us). Checking it under the lock against the table is as good as an
-// fstat there: a program that closes and reuses the number while it reads the fd races with
-// itself, and the kernel's read of a file closed meanwhile also reads the old file.
-struct fd_identity
-{
-    bool  ok  = false;
-    dev_t dev = 0;
-    ino_t ino = 0;
-};
-fd_identity identity_now(int fd);
-// lookup() with an identity taken before the lock.
-fd_entry* lookup(emulator& emu, int fd, const fd_identity& now);
 bool      remember_fd(emulator& emu, int fd, fd_entry entry);
 } // namespace kfd_emu
