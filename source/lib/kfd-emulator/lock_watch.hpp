@@ -18,19 +18,29 @@ namespace kfd_emu
 {
 constexpr int64_t lock_watch_ns = 20'000;
 
+// Spins (with pause) until ready() is true or `ns` have passed; returns ready()'s last answer.
+// The clock is read every 16 tries, not on each. Shared by the lock watch and the producer's
+// watch for a read (producer.cpp).
+template <typename Ready>
+bool
+watch_until(int64_t ns, Ready&& ready)
+{
+    const steady::time_point limit = steady::now() + std::chrono::nanoseconds(ns);
+    for(unsigned i = 1;; ++i)
+    {
+        if(ready()) return true;
+        if((i & 15) == 0 && steady::now() >= limit) return false;
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+    }
+}
+
 // Tries to take the lock for at most lock_watch_ns; true when it did.
 inline bool
 lock_within_watch(std::unique_lock<std::mutex>& lock)
 {
-    const steady::time_point limit = steady::now() + std::chrono::nanoseconds(lock_watch_ns);
-    for(unsigned i = 1;; ++i)
-    {
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#endif
-        if(lock.try_lock()) return true;
-        if((i & 15) == 0 && steady::now() >= limit) return false;
-    }
+    return watch_until(lock_watch_ns, [&] { return lock.try_lock(); });
 }
 
 // lock.lock(), after a watch when `watch` (lossless pace).

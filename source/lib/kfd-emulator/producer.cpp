@@ -50,16 +50,8 @@ watch_for_poke(session& s, std::unique_lock<std::mutex>& lock)
 {
     const uint64_t seen = s.pokes.load(std::memory_order_acquire);
     lock.unlock();
-    const steady::time_point limit = steady::now() + std::chrono::nanoseconds(watch_for_poke_ns);
-    bool                     poked = false;
-    for(unsigned i = 0; !poked; ++i)
-    {
-        poked = s.pokes.load(std::memory_order_acquire) != seen;
-        if(!poked && (i & 15) == 15 && steady::now() >= limit) break;
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#endif
-    }
+    const bool poked = watch_until(watch_for_poke_ns,
+                                   [&] { return s.pokes.load(std::memory_order_acquire) != seen; });
     lock_watching(lock, true); // lossless pace only: the read that poked may hold it
     return poked || s.pokes.load(std::memory_order_relaxed) != seen;
 }
