@@ -98,13 +98,16 @@ run(worker* w)
 void
 start(worker* w)
 {
+    // First: libstdc++'s deque allocates when constructed. A bad_alloc thrown later, while
+    // the thread below is joinable, would destroy it (std::terminate); thrown here, it
+    // leaves the worker as it was.
+    std::deque<uint64_t> orphaned;
     {
         std::lock_guard<std::mutex> lock{w->mutex};
         if(w->running || w->failed || w->stopping) return;
         w->running = true; // deliveries may be queued already; the thread serves them
     }
-    auto                 thread = internal_threading::start_thread(w->name, [w] { run(w); });
-    std::deque<uint64_t> orphaned;
+    auto thread = internal_threading::start_thread(w->name, [w] { run(w); });
     {
         std::lock_guard<std::mutex> lock{w->mutex};
         if(thread)
