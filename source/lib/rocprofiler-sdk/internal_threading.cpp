@@ -42,13 +42,22 @@ notifiers()
     return *v;
 }
 
+// Never throws: after the thread exists, an exception here would destroy it while joinable
+// (std::terminate). Out of memory for the copy (tools are never called under our lock), the
+// notifications are skipped with one line.
 void
 notify(bool before) noexcept
 {
     std::vector<notifier> copy;
+    try
     {
         std::lock_guard<std::mutex> lock{notifier_mutex()};
         copy = notifiers();
+    }
+    catch(...)
+    {
+        ROCP_ERROR << "out of memory: the tools' internal-thread notifications are skipped";
+        return;
     }
     for(const auto& n : copy)
     {

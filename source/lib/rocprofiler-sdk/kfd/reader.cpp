@@ -233,9 +233,22 @@ run_reader(reader_config& config) noexcept
         config.polling = true;
     }
     config.drain_cv.notify_all();
+    // Sized once here: the loop's push_backs then never allocate (this function is noexcept,
+    // a bad_alloc inside it would end the program). Without the memory, no events are read
+    // and the streams' one last drain below still runs.
     std::vector<pollfd>      fds;
     std::vector<gpu_stream*> polled;
     bool                     stopping = false;
+    try
+    {
+        fds.reserve(config.streams.size() + 1);
+        polled.reserve(config.streams.size());
+    }
+    catch(...)
+    {
+        ROCP_ERROR << "page-migration reader: out of memory at start; no events are read";
+        stopping = true;
+    }
     while(!stopping)
     {
         fds.clear();

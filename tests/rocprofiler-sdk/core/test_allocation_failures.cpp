@@ -1,0 +1,226 @@
+// MIT License - see LICENSE.
+//
+// Out of memory inside the SDK's noexcept paths that start and run its threads: every
+// allocation, one at a time, is made to fail (the n-th from arming and every one after it,
+// for n = 0, 1, 2, ... until a run makes fewer than n allocations). Each run must end with a
+// documented outcome, never std::terminate (a bad_alloc escaping a noexcept function) and
+// never a joinable std::thread destroyed. The global operator new is replaced in this binary
+// only.
+#include "rocprofiler-sdk/internal_threading.hpp"
+#include "rocprofiler-sdk/kfd/device.hpp"
+#include "rocprofiler-sdk/kfd/reader.hpp"
+
+#include <rocprofiler-sdk/internal_threading.h>
+#include <rocprofiler-sdk/rocprofiler.h>
+
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <memory>
+#include <new>
+#include <string>
+
+namespace
+{
+// Allocations since arming; from the `fail_from`-th on (0-based) they throw. Atomic: the
+// threads started under test allocate too.
+std::atomic<bool>   g_armed{false};
+std::atomic<size_t> g_count{0};
+std::atomic<size_t> g_fail_from{0};
+std::atomic<size_t> g_failed{0};
+
+void*
+allocate(std::size_t size)
+{
+    if(g_armed.load())
+    {
+        if(g_count.fetch_add(1) >= g_fail_from.load())
+        {
+            g_failed.fetch_add(1);
+            throw std::bad_alloc{};
+        }
+    }
+    void* memory = std::malloc(size == 0 ? 1 : size);
+    if(memory == nullptr) throw std::bad_alloc{};
+    return memory;
+}
+
+void
+arm(size_t fail_from)
+{
+    g_count.store(0);
+    g_failed.store(0);
+    g_fail_from.store(fail_from);
+    g_armed.store(true);
+}
+
+// Disarms; true when the run made an allocation that was failed.
+bool
+disarm()
+{
+    g_armed.store(false);
+    return g_failed.load() > 0;
+}
+
+// Sweeps `run` over every failure point (bounded, so that a path that allocates without end
+// fails the test rather than hanging it). Returns how many runs had a failure injected.
+template <typename F>
+size_t
+sweep(F&& run)
+{
+    size_t injected = 0;
+    for(size_t n = 0; n < 1000; ++n)
+    {
+        arm(n);
+        run();
+        if(!disarm()) return injected; // nothing failed: every point was covered
+        ++injected;
+    }
+    ADD_FAILURE() << "more than 1000 allocations in one run";
+    return injected;
+}
+
+std::atomic<int> g_precreate{0};
+std::atomic<int> g_postcreate{0};
+
+void
+precreate(rocprofiler_runtime_library_t, void*)
+{
+    g_precreate.fetch_add(1);
+}
+
+void
+postcreate(rocprofiler_runtime_library_t, void*)
+{
+    g_postcreate.fetch_add(1);
+}
+
+int
+initialize(rocprofiler_client_finalize_t, void*)
+{
+    // A notifier makes start_thread copy the notifier list (an allocation) before and after
+    // creating the thread.
+    EXPECT_EQ(
+        rocprofiler_at_internal_thread_create(precreate, postcreate, ROCPROFILER_LIBRARY, nullptr),
+        ROCPROFILER_STATUS_SUCCESS);
+    return 0;
+}
+
+rocprofiler_tool_configure_result_t*
+configure(uint32_t, const char*, uint32_t, rocprofiler_client_id_t*)
+{
+    static rocprofiler_tool_configure_result_t result = {
+        sizeof(rocprofiler_tool_configure_result_t), initialize, nullptr, nullptr};
+    return &result;
+}
+} // namespace
+
+void*
+operator new(std::size_t size)
+{
+    return allocate(size);
+}
+
+void*
+operator new[](std::size_t size)
+{
+    return allocate(size);
+}
+
+void
+operator delete(void* memory) noexcept
+{
+    std::free(memory);
+}
+
+void
+operator delete[](void* memory) noexcept
+{
+    std::free(memory);
+}
+
+void
+operator delete(void* memory, std::size_t) noexcept
+{
+    std::free(memory);
+}
+
+void
+operator delete[](void* memory, std::size_t) noexcept
+{
+    std::free(memory);
+}
+
+// start_thread either returns a thread that ran its body, or nullptr: out of memory in the
+// tools' notifications (before or after the thread exists) never ends the program.
+TEST(allocation_failures, starting_an_internal_thread)
+{
+    ASSERT_EQ(rocprofiler_force_configure(configure), ROCPROFILER_STATUS_SUCCESS);
+    size_t started = 0, refused = 0;
+    auto   injected = sweep(
+        [&]
+        {
+            std::atomic<bool> ran{false};
+            auto              thread =
+                rocprofiler::internal_threading::start_thread("alloc-test", [&] { ran = true; });
+            if(thread)
+            {
+                thread->join();
+                ++started;
+                EXPECT_TRUE(ran.load());
+            }
+            else
+                ++refused;
+        });
+    EXPECT_GE(injected, 3u); // at least: the copy before, the thread's state, the copy after
+    EXPECT_GT(refused, 0u);
+    EXPECT_GT(started, 1u); // the last run, and one whose copy after creation failed
+    EXPECT_GT(g_postcreate.load(), 0);
+}
+
+// The reader, out of memory anywhere, still finishes (finished set, waiters released) and
+// reads nothing it cannot hand on.
+TEST(allocation_failures, running_the_reader)
+{
+    using rocprofiler::kfd::gpu_stream;
+    using rocprofiler::kfd::reader_config;
+    size_t completed = 0;
+    auto   injected  = sweep(
+        [&]
+        {
+            g_armed.store(false); // the setup below is not under test
+            int ends[2] = {-1, -1};
+            ASSERT_EQ(pipe2(ends, O_NONBLOCK | O_CLOEXEC), 0);
+            const std::string line = "2 1@1a2b3c(2) 1234 0x7f00 1 1\n";
+            ASSERT_EQ(write(ends[1], line.data(), line.size()), static_cast<ssize_t>(line.size()));
+            auto stream      = std::make_unique<gpu_stream>();
+            stream->gpu_id   = 0x1ea0;
+            stream->fd       = ends[0];
+            stream->identity = rocprofiler::kfd::device::identify(ends[0]);
+            auto config      = std::make_unique<reader_config>();
+            config->streams.push_back(stream.get());
+            std::atomic<bool> stop{true}; // one pass, then the last drain
+            config->stop     = &stop;
+            size_t bytes     = 0;
+            config->on_chunk = [&bytes](gpu_stream&, const char*, size_t size, uint64_t)
+            { bytes += size; };
+            g_armed.store(true);
+
+            rocprofiler::kfd::run_reader(*config);
+
+            g_armed.store(false);
+            EXPECT_TRUE(config->finished);
+            EXPECT_TRUE(config->polling);
+            if(config->read_buffer) EXPECT_EQ(bytes, line.size());
+            if(bytes == line.size()) ++completed;
+            rocprofiler::kfd::device::close_owned(ends[0], stream->identity);
+            close(ends[1]);
+            g_armed.store(true);
+        });
+    EXPECT_GE(injected, 2u); // at least the read buffer and the poll list
+    EXPECT_GT(completed, 0u);
+}
