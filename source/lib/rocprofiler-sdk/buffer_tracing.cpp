@@ -140,6 +140,24 @@ configure(uint64_t context_id, int64_t kind, const rocprofiler_tracing_operation
     config.configured = true;
     return ROCPROFILER_STATUS_SUCCESS;
 }
+
+// Calls a tool's iteration callback: an exception from it (a C++ tool) never unwinds through
+// the C API; the iteration stops with one line. False when it threw.
+template <typename F>
+bool
+call_tool(F&& call) noexcept
+{
+    try
+    {
+        call();
+        return true;
+    }
+    catch(...)
+    {
+        ROCP_ERROR << "a tool's iteration callback threw; the iteration stopped";
+        return false;
+    }
+}
 } // namespace
 } // namespace rocprofiler::buffer_tracing
 
@@ -207,7 +225,13 @@ extern "C"
         for(int kind = ROCPROFILER_BUFFER_TRACING_NONE + 1; kind < ROCPROFILER_BUFFER_TRACING_LAST;
             ++kind)
         {
-            if(callback(static_cast<rocprofiler_buffer_tracing_kind_t>(kind), data) != 0) break;
+            int stop = 0;
+            if(!rocprofiler::buffer_tracing::call_tool(
+                   [&] {
+                       stop = callback(static_cast<rocprofiler_buffer_tracing_kind_t>(kind), data);
+                   }))
+                return ROCPROFILER_STATUS_ERROR;
+            if(stop != 0) break;
         }
         return ROCPROFILER_STATUS_SUCCESS;
     }
@@ -224,7 +248,16 @@ extern "C"
         int                count = 0;
         if(!operation_table(kind, &names, &count)) return ROCPROFILER_STATUS_SUCCESS;
         for(int op = 0; op < count; ++op)
-            if(callback(static_cast<rocprofiler_buffer_tracing_kind_t>(kind), op, data) != 0) break;
+        {
+            int stop = 0;
+            if(!call_tool(
+                   [&] {
+                       stop =
+                           callback(static_cast<rocprofiler_buffer_tracing_kind_t>(kind), op, data);
+                   }))
+                return ROCPROFILER_STATUS_ERROR;
+            if(stop != 0) break;
+        }
         return ROCPROFILER_STATUS_SUCCESS;
     }
 

@@ -16,6 +16,7 @@
 
 #include <cstring>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -208,6 +209,22 @@ TEST(api, iteration_of_kinds_and_operations)
     EXPECT_EQ(rocprofiler_iterate_buffer_tracing_kind_operations(
                   static_cast<rocprofiler_buffer_tracing_kind_t>(77), collect_op, &ops),
               ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND);
+}
+
+// A C++ tool's callback that throws: the exception does not unwind through the C API (the
+// caller may be C, or built without exceptions); the iteration stops with an error.
+TEST(api, iteration_callbacks_that_throw)
+{
+    auto throw_on_kind = [](rocprofiler_buffer_tracing_kind_t, void*) -> int
+    { throw std::runtime_error{"tool"}; };
+    auto throw_on_op = [](rocprofiler_buffer_tracing_kind_t, rocprofiler_tracing_operation_t,
+                          void*) -> int { throw std::runtime_error{"tool"}; };
+    rocprofiler_status_t status = ROCPROFILER_STATUS_SUCCESS;
+    EXPECT_NO_THROW(status = rocprofiler_iterate_buffer_tracing_kinds(throw_on_kind, nullptr));
+    EXPECT_EQ(status, ROCPROFILER_STATUS_ERROR);
+    EXPECT_NO_THROW(status = rocprofiler_iterate_buffer_tracing_kind_operations(
+                        ROCPROFILER_BUFFER_TRACING_PAGE_MIGRATION, throw_on_op, nullptr));
+    EXPECT_EQ(status, ROCPROFILER_STATUS_ERROR);
 }
 
 TEST(api, configuration_is_open_only_while_initializing)
