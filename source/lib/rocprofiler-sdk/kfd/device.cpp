@@ -50,6 +50,30 @@ reference_floor()
 
 std::atomic<bool> kcmp_works{true};
 
+// A signal number that identify() sets on the SDK's own open files with F_SETSIG, as a tag.
+// It is never sent (O_ASYNC is never set on them). F_SETSIG belongs to the open file, not the
+// number, and a new file starts at 0, so without kcmp it still tells the SDK's files from the
+// program's at the same number and inode: an eventfd or SMI fd (one anonymous inode for all),
+// or the HIP runtime's own open of /dev/kfd.
+constexpr int ownership_tag = 59;
+
+bool
+carries_tag(int fd)
+{
+    return ::fcntl(fd, F_GETSIG) == ownership_tag;
+}
+
+// Without kcmp: the same inode and the tag.
+bool
+same_inode_and_tagged(int fd, const fd_identity& id)
+{
+    struct stat st
+    {
+    };
+    return id.tagged && ::fstat(fd, &st) == 0 && st.st_dev == id.dev && st.st_ino == id.ino &&
+           carries_tag(fd);
+}
+
 // 1: same open file, 0: not, -1: cannot tell. `self` is getpid() (callers may cache it).
 int
 same_file(pid_t self, int a, int b)
@@ -74,6 +98,7 @@ identify(int fd) noexcept
     id.dev       = st.st_dev;
     id.ino       = st.st_ino;
     id.known     = true;
+    id.tagged    = ::fcntl(fd, F_SETSIG, ownership_tag) == 0 && carries_tag(fd);
     id.reference = ::fcntl(fd, F_DUPFD_CLOEXEC, reference_floor());
     return id;
 }
@@ -87,13 +112,7 @@ is_ours(int fd, const fd_identity& id, pid_t self) noexcept
     // inode too. One system call per check (the reader makes one before every read).
     int  same = id.reference >= 0 ? same_file(self > 0 ? self : ::getpid(), fd, id.reference) : -1;
     bool ours = same == 1;
-    if(same < 0)
-    {
-        struct stat st
-        {
-        };
-        ours = ::fstat(fd, &st) == 0 && st.st_dev == id.dev && st.st_ino == id.ino;
-    }
+    if(same < 0) ours = same_inode_and_tagged(fd, id);
     errno = saved;
     return ours;
 }
@@ -109,8 +128,12 @@ close_owned(int fd, fd_identity& id) noexcept
 {
     if(is_ours(fd, id))
     {
+        // With kcmp, is_ours() proved the reference is the same file; without, it is checked
+        // as the number was (the program may have closed and reused it too).
+        bool reference_ours = id.reference >= 0 && (kcmp_works.load(std::memory_order_relaxed) ||
+                                                    same_inode_and_tagged(id.reference, id));
         ::close(fd);
-        if(id.reference >= 0) ::close(id.reference);
+        if(reference_ours) ::close(id.reference);
     }
     id = fd_identity{}; // a number taken by the program is never touched again
 }

@@ -9,8 +9,10 @@
 // owned fd keeps its (st_dev, st_ino) and a private duplicate at a high number; is_ours()
 // compares the number's file with that duplicate (kcmp KCMP_FILE: the same open file, not
 // just the same inode: every eventfd and SMI fd shares one anonymous inode, and a second
-// open of /dev/kfd has the same inode). Where kcmp is unavailable (seccomp), the inode check
-// alone is used; where it is available it alone decides (one system call per check).
+// open of /dev/kfd has the same inode). Where kcmp is unavailable (Docker's default seccomp
+// profile refuses it), the number must have the same inode and carry the tag identify() set
+// on the open file (F_SETSIG, see device.cpp), which the program's files never carry; where
+// kcmp is available it alone decides (one system call per check).
 #pragma once
 
 #include <sys/types.h>
@@ -32,6 +34,7 @@ struct fd_identity
     dev_t dev       = 0;
     ino_t ino       = 0;
     bool  known     = false;
+    bool  tagged    = false; // carries the ownership tag (checked where kcmp is unavailable)
 };
 
 // Records the identity of `fd`, just opened by the SDK.
