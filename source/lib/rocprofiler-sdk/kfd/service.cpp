@@ -19,7 +19,10 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -65,10 +68,13 @@ struct state
     bool                         shut_down       = false;
     bool                         reader_prepared = false;
     bool                         reader_starting = false; // being created, no lock held
-    uint64_t                     mask            = 0;
-    uint32_t                     self_pid        = 0;
-    bool                         all_processes   = false;
-    bool                         privileged      = false; // CAP_SYS_ADMIN: may get others' events
+    std::thread::id              starter;                 // the thread creating it
+    std::condition_variable      reader_started;          // reader_starting became false
+    bool                         shutdown_finished = false;
+    uint64_t                     mask              = 0;
+    uint32_t                     self_pid          = 0;
+    bool                         all_processes     = false;
+    bool                         privileged        = false; // CAP_SYS_ADMIN: may get others' events
     reader_config                config;
     std::atomic<uint64_t>        abandoned_records{0}; // see count_abandoned_records
 };
@@ -369,6 +375,29 @@ log_losses(state& s)
                  << " malformed lines, " << t.lines_overlong << " overlong lines (of "
                  << t.events_received << " events, " << s.streams.size() << " GPU(s))";
 }
+// Under `control`, once shut_down is set and no reader is being started: stops the reader,
+// closes the fds it no longer needs and reports the losses. Once.
+void
+finish_shutdown(state& s, std::chrono::milliseconds bound)
+{
+    if(s.shutdown_finished) return;
+    s.shutdown_finished = true;
+    bool joined         = stop_reader(s, bound);
+    for(auto* stream : s.streams)
+    {
+        stream->watching.store(false);
+        // An abandoned reader may still use its pairing state and fds: leave them.
+        if(!joined) continue;
+        stream->pairing.finish();
+        sync_pairing_counters(*stream);
+        device::close_owned(stream->fd, stream->identity);
+        stream->fd = -1;
+    }
+    if(joined) device::close_owned(s.wake_fd, s.config.wake_identity);
+    device::close_owned(s.kfd_fd, s.kfd_identity);
+    s.wake_fd = s.kfd_fd = -1;
+    log_losses(s);
+}
 } // namespace
 
 rocprofiler_status_t
@@ -426,6 +455,7 @@ start_reader_if_needed() noexcept
             if(!s.reader_prepared || s.reader || s.reader_starting || s.shut_down)
                 return ROCPROFILER_STATUS_SUCCESS;
             s.reader_starting = true;
+            s.starter         = std::this_thread::get_id();
         }
         // No lock held: the tools' thread notifications may call any API (loss stats,
         // start/stop), and a start from inside them finds reader_starting set.
@@ -439,14 +469,15 @@ start_reader_if_needed() noexcept
         if(thread) wait_until_polling(s.config, reader_start_bound);
         std::lock_guard<std::mutex> lock{s.control};
         s.reader_starting = false;
-        if(!thread) return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
+        s.reader_started.notify_all();
         s.reader = std::move(thread);
-        // Finalization began meanwhile and could not stop it.
+        // Finalization began meanwhile and left the reader to this thread (see shutdown).
         if(s.shut_down)
-            stop_reader(s, std::chrono::milliseconds{2000});
-        else
+            finish_shutdown(s, std::chrono::milliseconds{2000});
+        else if(s.reader)
             update_mask(s); // the events of every context active now (see context_started)
-        return ROCPROFILER_STATUS_SUCCESS;
+        return s.reader || s.shut_down ? ROCPROFILER_STATUS_SUCCESS
+                                       : ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
     }
     catch(...)
     {
@@ -500,25 +531,21 @@ shutdown(std::chrono::milliseconds bound) noexcept
 {
     try
     {
-        auto&                       s = get_state();
-        std::lock_guard<std::mutex> lock{s.control};
+        auto&                        s        = get_state();
+        auto                         deadline = std::chrono::steady_clock::now() + bound;
+        std::unique_lock<std::mutex> lock{s.control};
         if(s.shut_down) return;
         s.shut_down = true;
-        bool joined = stop_reader(s, bound);
-        for(auto* stream : s.streams)
-        {
-            stream->watching.store(false);
-            // An abandoned reader may still use its pairing state and fds: leave them.
-            if(!joined) continue;
-            stream->pairing.finish();
-            sync_pairing_counters(*stream);
-            device::close_owned(stream->fd, stream->identity);
-            stream->fd = -1;
-        }
-        if(joined) device::close_owned(s.wake_fd, s.config.wake_identity);
-        device::close_owned(s.kfd_fd, s.kfd_identity);
-        s.wake_fd = s.kfd_fd = -1;
-        log_losses(s);
+        // A reader being started by another thread (start_reader_if_needed holds no lock
+        // meanwhile) may run already: wait for it to be handed over, within the bound. Not
+        // on the starting thread itself (exit from a tool's thread notification).
+        if(s.reader_starting && s.starter != std::this_thread::get_id())
+            s.reader_started.wait_until(lock, deadline, [&] { return !s.reader_starting; });
+        // Still starting: that thread stops the reader and finishes this shutdown.
+        if(s.reader_starting) return;
+        finish_shutdown(s, std::chrono::duration_cast<std::chrono::milliseconds>(
+                               std::max(deadline - std::chrono::steady_clock::now(),
+                                        std::chrono::steady_clock::duration::zero())));
     }
     catch(...)
     {
@@ -557,7 +584,8 @@ forget_after_fork() noexcept
     common::keep_reachable(s.reader.release()); // see common/fork_reachable.hpp
     for(auto* stream : s.streams)
         stream->watching.store(false);
-    s.shut_down = true;
+    s.shut_down         = true;
+    s.shutdown_finished = true; // nothing here is the child's to stop or close
     if(s.available == ROCPROFILER_STATUS_SUCCESS)
         s.available = ROCPROFILER_STATUS_ERROR_NOT_AVAILABLE;
 }
