@@ -172,6 +172,11 @@ split_tool_list(const char* text)
     return out;
 }
 
+// Set while this thread loads the libraries of ROCP_TOOL_LIBRARIES: their constructors run
+// then, and one that calls rocprofiler_force_configure is recorded for the discovery going on
+// (initializing from inside it would re-enter that discovery).
+thread_local bool loading_listed_tools = false;
+
 void
 find_listed_tools(std::vector<candidate>& out)
 {
@@ -187,7 +192,19 @@ find_listed_tools(std::vector<candidate>& out)
     const char* list = env::get("ROCP_TOOL_LIBRARIES");
     for(const auto& path : split_tool_list(list))
     {
-        void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+        size_t forced_before = 0;
+        {
+            std::lock_guard<std::mutex> lock{life().mutex};
+            forced_before = forced_configures().size();
+        }
+        loading_listed_tools = true;
+        void* handle         = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+        loading_listed_tools = false;
+        bool forced_itself   = false;
+        {
+            std::lock_guard<std::mutex> lock{life().mutex};
+            forced_itself = forced_configures().size() > forced_before;
+        }
         if(handle == nullptr)
         {
             const char* why = dlerror();
@@ -199,6 +216,7 @@ find_listed_tools(std::vector<candidate>& out)
             reinterpret_cast<rocprofiler_configure_func_t>(dlsym(handle, "rocprofiler_configure"));
         if(fn == nullptr)
         {
+            if(forced_itself) continue; // its constructor called rocprofiler_force_configure
             ROCP_WARNING << "ROCP_TOOL_LIBRARIES: " << path
                          << " does not export rocprofiler_configure; ignored";
             continue;
@@ -237,21 +255,28 @@ find_loaded_tools(std::vector<candidate>& out)
     }
 }
 
-// `forced`: a copy of forced_configures() taken under life().mutex.
+// Every tool: those given to rocprofiler_force_configure first, then those listed in
+// ROCP_TOOL_LIBRARIES, then those loaded in the process. No SDK lock held.
 std::vector<candidate>
-discover_tools(const std::vector<rocprofiler_configure_func_t>& forced)
+discover_tools()
 {
-    std::vector<candidate> out;
-    for(auto fn : forced)
-        add_candidate(out, fn, "rocprofiler_force_configure");
     // Loaded once per process: discovery runs at load time and again when initializing,
-    // and a library that cannot be loaded is reported once.
+    // and a library that cannot be loaded is reported once. Before the forced ones are read:
+    // a listed tool's constructor may add one.
     static auto* listed = []
     {
         auto* found = new std::vector<candidate>{};
         find_listed_tools(*found);
         return found;
     }();
+    std::vector<rocprofiler_configure_func_t> forced;
+    {
+        std::lock_guard<std::mutex> lock{life().mutex};
+        forced = forced_configures(); // every force_configure that got SUCCESS is in it
+    }
+    std::vector<candidate> out;
+    for(auto fn : forced)
+        add_candidate(out, fn, "rocprofiler_force_configure");
     for(const auto& c : *listed)
         add_candidate(out, c.fn, c.source);
     find_loaded_tools(out);
@@ -637,12 +662,7 @@ on_library_load() noexcept
     try
     {
         if(current_phase() != phase::uninitialized) return;
-        std::vector<rocprofiler_configure_func_t> forced;
-        {
-            std::lock_guard<std::mutex> lock{life().mutex};
-            forced = forced_configures();
-        }
-        if(discover_tools(forced).empty()) return; // wait for rocprofiler_force_configure
+        if(discover_tools().empty()) return; // wait for rocprofiler_force_configure
     }
     catch(...)
     {
@@ -665,16 +685,14 @@ initialize() noexcept
     };
     try
     {
-        std::vector<rocprofiler_configure_func_t> forced;
         {
             std::lock_guard<std::mutex> lock{life().mutex};
             if(current_phase() != phase::uninitialized) return;
             set_phase(phase::initializing);
             life().initializer = pthread_self();
             register_exit_handlers();
-            forced = forced_configures(); // every force_configure that got SUCCESS is in it
         }
-        auto found = discover_tools(forced);
+        auto found = discover_tools();
         for(size_t i = 0; i < found.size(); ++i)
             configure_tool(found[i], static_cast<uint32_t>(i));
         for_each_client([](client& c) { initialize_tool(c); });
@@ -771,14 +789,18 @@ extern "C"
                 if(configure_func == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
                 if(registration::in_forked_child()) // no lock the parent may have held
                     return ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
+                // From a listed tool's constructor: the discovery that loads it (at load time,
+                // or in initialize on this thread) takes it.
+                bool loading = registration::loading_listed_tools;
                 {
                     std::lock_guard<std::mutex> lock{registration::life().mutex};
-                    if(registration::current_phase() != registration::phase::uninitialized)
+                    if(!loading &&
+                       registration::current_phase() != registration::phase::uninitialized)
                         return ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
                     registration::forced_configures().push_back(configure_func);
-                    registration::pin_library_of(reinterpret_cast<const void*>(configure_func));
                 }
-                registration::initialize();
+                registration::pin_library_of(reinterpret_cast<const void*>(configure_func));
+                if(!loading) registration::initialize();
                 return ROCPROFILER_STATUS_SUCCESS;
             });
     }

@@ -21,6 +21,7 @@ const std::string sdk        = ROCP_TEST_SDK_LIB;
 const std::string tool_a     = ROCP_TEST_TOOL_A;
 const std::string tool_b     = ROCP_TEST_TOOL_B;
 const std::string tool_c     = ROCP_TEST_TOOL_C;
+const std::string tool_d     = ROCP_TEST_TOOL_D;
 const std::string app_plain  = ROCP_TEST_APP_PLAIN;
 const std::string app_sdk    = ROCP_TEST_APP_SDK;
 const std::string app_linked = ROCP_TEST_APP_WITH_TOOL;
@@ -82,6 +83,20 @@ TEST(registration, tool_listed_in_rocp_tool_libraries)
     auto expected = one_tool_lines("a", 0, 1);
     expected.insert(expected.end(), {"app: main is_initialized=1", "app: main create_context=15",
                                      "app: main done=0", finalize_line("a")});
+    EXPECT_EQ(lines, expected);
+}
+
+// The SDK loads a listed tool while it discovers tools; the tool's constructor calls
+// rocprofiler_force_configure then. That call is taken (the discovery going on configures it),
+// not refused and not lost.
+TEST(registration, listed_tool_that_forces_its_configure_from_its_constructor)
+{
+    auto                     lines    = run_lines(app_sdk, {{"ROCP_TOOL_LIBRARIES", tool_d}});
+    std::vector<std::string> expected = {"d: constructor force_configure=0"};
+    auto                     tool     = one_tool_lines("d", 0, 1);
+    expected.insert(expected.end(), tool.begin(), tool.end());
+    expected.insert(expected.end(), {"app: main is_initialized=1", "app: main create_context=15",
+                                     "app: main done=0", finalize_line("d")});
     EXPECT_EQ(lines, expected);
 }
 

@@ -4,7 +4,10 @@
  * write(2) so that the order of lines from several tools and the app is exact.
  * Behaviour switches (environment): TEST_TOOL_DECLINE=<name> returns NULL from configure;
  * TEST_TOOL_FAIL_INIT=<name> returns -1 from initialize; TEST_TOOL_EARLY_FINALIZE=<name>
- * calls the finalize function from initialize. */
+ * calls the finalize function from initialize. Built with TOOL_FORCES_IN_CONSTRUCTOR, the tool
+ * exports no rocprofiler_configure: its constructor passes its configure function to
+ * rocprofiler_force_configure instead (a tool listed in ROCP_TOOL_LIBRARIES runs it while the
+ * SDK loads it). */
 #include <rocprofiler-sdk/registration.h>
 #include <rocprofiler-sdk/rocprofiler.h>
 
@@ -63,8 +66,15 @@ tool_fini(void* data)
     (void) data;
 }
 
-rocprofiler_tool_configure_result_t*
-rocprofiler_configure(uint32_t version, const char* runtime_version, uint32_t priority,
+#ifdef TOOL_FORCES_IN_CONSTRUCTOR
+#    define TOOL_CONFIGURE_LINKAGE static
+#    define TOOL_CONFIGURE         forced_configure
+#else
+#    define TOOL_CONFIGURE_LINKAGE
+#    define TOOL_CONFIGURE rocprofiler_configure
+#endif
+TOOL_CONFIGURE_LINKAGE rocprofiler_tool_configure_result_t*
+TOOL_CONFIGURE(uint32_t version, const char* runtime_version, uint32_t priority,
                       rocprofiler_client_id_t* client_id)
 {
     static rocprofiler_tool_configure_result_t result = {
@@ -79,3 +89,12 @@ rocprofiler_configure(uint32_t version, const char* runtime_version, uint32_t pr
     if(env_is_me("TEST_TOOL_DECLINE")) return NULL;
     return &result;
 }
+
+#ifdef TOOL_FORCES_IN_CONSTRUCTOR
+__attribute__((constructor)) static void
+force_in_constructor(void)
+{
+    say("constructor force_configure=%d", (int) rocprofiler_force_configure(forced_configure),
+        0);
+}
+#endif
