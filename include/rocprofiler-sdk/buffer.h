@@ -33,7 +33,8 @@ typedef void (*rocprofiler_buffer_tracing_cb_t)(rocprofiler_context_id_t      co
  * @param policy    DISCARD drops records that do not fit; LOSSLESS grows past @p size, up to
  *                  a cap (ROCPROFILER_BUFFER_LOSSLESS_CAP_BYTES, default 256 MiB or 4 x size,
  *                  whichever is larger), and only past the cap drops and counts.
- * @return SUCCESS; CONTEXT_NOT_FOUND; INVALID_ARGUMENT; CONFIGURATION_LOCKED; FINALIZED.
+ * @return SUCCESS; CONTEXT_NOT_FOUND; INVALID_ARGUMENT; CONFIGURATION_LOCKED; FINALIZED;
+ *         OUT_OF_RESOURCES (1024 buffers per process exist already, or no memory).
  */
 rocprofiler_status_t
 rocprofiler_create_buffer(rocprofiler_context_id_t        context,

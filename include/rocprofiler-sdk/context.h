@@ -15,7 +15,7 @@ ROCPROFILER_EXTERN_C_INIT
 /**
  * @brief Creates a context (only while the tool initializes).
  * @return SUCCESS; INVALID_ARGUMENT (NULL); CONFIGURATION_LOCKED (outside initialization);
- *         FINALIZED; OUT_OF_RESOURCES.
+ *         FINALIZED; OUT_OF_RESOURCES (1024 contexts per process exist already).
  */
 rocprofiler_status_t
 rocprofiler_create_context(rocprofiler_context_id_t* context_id) ROCPROFILER_API;

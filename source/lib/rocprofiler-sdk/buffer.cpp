@@ -5,6 +5,7 @@
 #include "rocprofiler-sdk/context.hpp"
 #include "rocprofiler-sdk/enum_arg.hpp"
 #include "rocprofiler-sdk/env.hpp"
+#include "rocprofiler-sdk/logging.hpp"
 #include "rocprofiler-sdk/registration.hpp"
 
 #include <algorithm>
@@ -164,7 +165,12 @@ create(uint64_t context_id, size_t size, size_t watermark, int64_t policy_value,
 
     std::lock_guard<std::mutex> lock{create_mutex};
     auto                        index = buffer_count.load();
-    if(index >= max_buffers) return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
+    if(index >= max_buffers)
+    {
+        ROCP_WARNING << "rocprofiler_create_buffer: the limit of " << max_buffers
+                     << " buffers per process is reached";
+        return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
+    }
     auto* b       = new record_buffer{};
     b->id         = index + 1;
     b->context_id = context_id;

@@ -2,6 +2,7 @@
 #include "rocprofiler-sdk/context.hpp"
 #include "rocprofiler-sdk/api_guard.hpp"
 #include "rocprofiler-sdk/kfd/service.hpp"
+#include "rocprofiler-sdk/logging.hpp"
 #include "rocprofiler-sdk/registration.hpp"
 
 #include <rocprofiler-sdk/context.h>
@@ -41,7 +42,12 @@ create(uint32_t client, uint64_t* context_id)
 {
     std::lock_guard<std::mutex> lock{state_mutex()};
     auto                        index = context_count.load();
-    if(index >= max_contexts) return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
+    if(index >= max_contexts)
+    {
+        ROCP_WARNING << "rocprofiler_create_context: the limit of " << max_contexts
+                     << " contexts per process is reached";
+        return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
+    }
     auto* ctx   = new context{};
     ctx->id     = index + 1;
     ctx->client = client;

@@ -227,6 +227,38 @@ TEST(api, iteration_callbacks_that_throw)
     EXPECT_EQ(status, ROCPROFILER_STATUS_ERROR);
 }
 
+// 1024 contexts and 1024 buffers per process; one more is OUT_OF_RESOURCES, not a crash and
+// not a silent success.
+TEST(api, limits_of_contexts_and_buffers)
+{
+    initialize_with(
+        [&]
+        {
+            rocprofiler_context_id_t first{};
+            ASSERT_EQ(rocprofiler_create_context(&first), ROCPROFILER_STATUS_SUCCESS);
+            size_t contexts = 1;
+            for(rocprofiler_context_id_t ctx{};
+                rocprofiler_create_context(&ctx) == ROCPROFILER_STATUS_SUCCESS && contexts < 5000;)
+                ++contexts;
+            EXPECT_EQ(contexts, 1024u);
+            rocprofiler_context_id_t extra{};
+            EXPECT_EQ(rocprofiler_create_context(&extra),
+                      ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES);
+            size_t buffers = 0;
+            for(rocprofiler_buffer_id_t buf{};
+                rocprofiler_create_buffer(first, 64, 0, ROCPROFILER_BUFFER_POLICY_DISCARD,
+                                          noop_callback, nullptr,
+                                          &buf) == ROCPROFILER_STATUS_SUCCESS &&
+                buffers < 5000;)
+                ++buffers;
+            EXPECT_EQ(buffers, 1024u);
+            rocprofiler_buffer_id_t buf{};
+            EXPECT_EQ(rocprofiler_create_buffer(first, 64, 0, ROCPROFILER_BUFFER_POLICY_DISCARD,
+                                                noop_callback, nullptr, &buf),
+                      ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES);
+        });
+}
+
 TEST(api, configuration_is_open_only_while_initializing)
 {
     rocprofiler_context_id_t ctx{};
