@@ -6,6 +6,7 @@
 // documented outcome, never std::terminate (a bad_alloc escaping a noexcept function) and
 // never a joinable std::thread destroyed. The global operator new is replaced in this binary
 // only.
+#include "replaced_operator_new.hpp"
 #include "rocprofiler-sdk/internal_threading.hpp"
 #include "rocprofiler-sdk/kfd/device.hpp"
 #include "rocprofiler-sdk/kfd/reader.hpp"
@@ -34,7 +35,7 @@ std::atomic<size_t> g_fail_from{0};
 std::atomic<size_t> g_failed{0};
 
 void*
-allocate(std::size_t size)
+counted_or_failed(std::size_t size)
 {
     if(g_armed.load())
     {
@@ -120,39 +121,9 @@ configure(uint32_t, const char*, uint32_t, rocprofiler_client_id_t*)
 } // namespace
 
 void*
-operator new(std::size_t size)
+test_allocation::allocate(std::size_t size)
 {
-    return allocate(size);
-}
-
-void*
-operator new[](std::size_t size)
-{
-    return allocate(size);
-}
-
-void
-operator delete(void* memory) noexcept
-{
-    std::free(memory);
-}
-
-void
-operator delete[](void* memory) noexcept
-{
-    std::free(memory);
-}
-
-void
-operator delete(void* memory, std::size_t) noexcept
-{
-    std::free(memory);
-}
-
-void
-operator delete[](void* memory, std::size_t) noexcept
-{
-    std::free(memory);
+    return counted_or_failed(size);
 }
 
 // start_thread either returns a thread that ran its body, or nullptr: out of memory in the

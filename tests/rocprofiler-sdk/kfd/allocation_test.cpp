@@ -4,6 +4,7 @@
 // (this test binary only): parsing, splitting and raw records never allocate; the pairing
 // engine allocates only to store a new start, and an allocation failure there is absorbed
 // (counted, no exception through the noexcept interface).
+#include "replaced_operator_new.hpp"
 #include "rocprofiler-sdk/kfd/pairing.hpp"
 #include "rocprofiler-sdk/kfd/parser.hpp"
 
@@ -52,39 +53,9 @@ with_failing_allocations(F&& work)
 } // namespace
 
 void*
-operator new(std::size_t size)
+test_allocation::allocate(std::size_t size)
 {
     return counted_allocation(size);
-}
-
-void*
-operator new[](std::size_t size)
-{
-    return counted_allocation(size);
-}
-
-void
-operator delete(void* memory) noexcept
-{
-    std::free(memory);
-}
-
-void
-operator delete[](void* memory) noexcept
-{
-    std::free(memory);
-}
-
-void
-operator delete(void* memory, std::size_t) noexcept
-{
-    std::free(memory);
-}
-
-void
-operator delete[](void* memory, std::size_t) noexcept
-{
-    std::free(memory);
 }
 
 using rocprofiler::kfd::event;
