@@ -4,7 +4,10 @@
 // that the binary defines, test_allocation::allocate(size): it may count the allocation or
 // throw std::bad_alloc to fail it. The SDK code linked into the binary (and libstdc++'s own
 // allocations, std::thread's among them) then allocates through it. Include it in exactly one
-// source file of the binary: these are the program's definitions of the operators.
+// source file of the binary: these are the program's definitions of the operators. The
+// nothrow forms are replaced too: under ASan, one left to the sanitizer would allocate memory
+// that the replaced delete then frees with free() (an alloc-dealloc mismatch). The aligned
+// forms are left alone, new and delete together.
 #pragma once
 
 #include <cstddef>
@@ -49,6 +52,44 @@ operator delete(void* memory, std::size_t) noexcept
 
 void
 operator delete[](void* memory, std::size_t) noexcept
+{
+    std::free(memory);
+}
+
+void*
+operator new(std::size_t size, const std::nothrow_t&) noexcept
+{
+    try
+    {
+        return test_allocation::allocate(size);
+    }
+    catch(...)
+    {
+        return nullptr;
+    }
+}
+
+void*
+operator new[](std::size_t size, const std::nothrow_t&) noexcept
+{
+    try
+    {
+        return test_allocation::allocate(size);
+    }
+    catch(...)
+    {
+        return nullptr;
+    }
+}
+
+void
+operator delete(void* memory, const std::nothrow_t&) noexcept
+{
+    std::free(memory);
+}
+
+void
+operator delete[](void* memory, const std::nothrow_t&) noexcept
 {
     std::free(memory);
 }
