@@ -10,6 +10,7 @@
 #include <rocprofiler-sdk/rocprofiler.h>
 
 #include <gtest/gtest.h>
+#include <pthread.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -229,6 +230,27 @@ TEST(api, iteration_callbacks_that_throw)
 
 // 1024 contexts and 1024 buffers per process; one more is OUT_OF_RESOURCES, not a crash and
 // not a silent success.
+// A thread that ends in the callback (pthread_exit, or a cancellation at a cancellation
+// point) unwinds through the iteration: swallowing that unwind would make glibc abort.
+TEST(api, iteration_callback_that_ends_its_thread)
+{
+    auto exit_in_callback = [](void*) -> void*
+    {
+        auto end_thread = [](rocprofiler_buffer_tracing_kind_t, void*) -> int
+        {
+            pthread_exit(nullptr);
+            return 0;
+        };
+        rocprofiler_iterate_buffer_tracing_kinds(end_thread, nullptr);
+        return reinterpret_cast<void*>(1); // not reached
+    };
+    pthread_t thread{};
+    ASSERT_EQ(pthread_create(&thread, nullptr, exit_in_callback, nullptr), 0);
+    void* result = reinterpret_cast<void*>(2);
+    ASSERT_EQ(pthread_join(thread, &result), 0);
+    EXPECT_EQ(result, nullptr); // the value pthread_exit gave
+}
+
 TEST(api, limits_of_contexts_and_buffers)
 {
     initialize_with(
