@@ -63,15 +63,26 @@ carries_tag(int fd)
     return ::fcntl(fd, F_GETSIG) == ownership_tag;
 }
 
-// Without kcmp: the same inode and the tag.
+// Tags `fd` unless its file has a signal or O_ASYNC set already (then it may not be the file
+// the SDK just opened: the tag must not change a program's signal-driven I/O).
+bool
+tag(int fd)
+{
+    int flags = ::fcntl(fd, F_GETFL);
+    if(flags == -1 || (flags & O_ASYNC) != 0 || ::fcntl(fd, F_GETSIG) != 0) return false;
+    return ::fcntl(fd, F_SETSIG, ownership_tag) == 0 && carries_tag(fd);
+}
+
+// Without kcmp: the same inode and the tag (the inode alone for a file that could not be
+// tagged: no worse than before the tag existed).
 bool
 same_inode_and_tagged(int fd, const fd_identity& id)
 {
     struct stat st
     {
     };
-    return id.tagged && ::fstat(fd, &st) == 0 && st.st_dev == id.dev && st.st_ino == id.ino &&
-           carries_tag(fd);
+    if(::fstat(fd, &st) != 0 || st.st_dev != id.dev || st.st_ino != id.ino) return false;
+    return !id.tagged || carries_tag(fd);
 }
 
 // 1: same open file, 0: not, -1: cannot tell. `self` is getpid() (callers may cache it).
@@ -98,7 +109,7 @@ identify(int fd) noexcept
     id.dev       = st.st_dev;
     id.ino       = st.st_ino;
     id.known     = true;
-    id.tagged    = ::fcntl(fd, F_SETSIG, ownership_tag) == 0 && carries_tag(fd);
+    id.tagged    = tag(fd);
     id.reference = ::fcntl(fd, F_DUPFD_CLOEXEC, reference_floor());
     return id;
 }
