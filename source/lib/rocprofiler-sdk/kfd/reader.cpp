@@ -44,6 +44,20 @@ stop_watching(gpu_stream& stream, const char* why)
                  << "; no more events from this GPU";
 }
 
+// batch_sequence is odd from construction to destruction (context_stopped waits for an odd
+// value to change): even again when the lines' handling throws (out of memory).
+struct batch_scope
+{
+    explicit batch_scope(std::atomic<uint64_t>& s) : sequence{s}
+    {
+        sequence.fetch_add(1, std::memory_order_seq_cst);
+    }
+    ~batch_scope() { sequence.fetch_add(1, std::memory_order_seq_cst); }
+    batch_scope(const batch_scope&)                      = delete;
+    batch_scope&           operator=(const batch_scope&) = delete;
+    std::atomic<uint64_t>& sequence;
+};
+
 // Returns whether the FIFO was (nearly) full.
 bool
 handle_chunk(reader_config& config, gpu_stream& stream, const char* data, size_t size, uint64_t now)
@@ -60,12 +74,13 @@ handle_chunk(reader_config& config, gpu_stream& stream, const char* data, size_t
     }
     const bool saturated = size + kfd_abi::message_size > config.fifo_capacity;
     if(saturated) stream.counters.fifo_saturations.fetch_add(1, std::memory_order_relaxed);
-    config.batch_sequence.fetch_add(1, std::memory_order_seq_cst); // odd: in a batch
-    if(config.on_chunk) config.on_chunk(stream, data, size, now);
-    // A (nearly) full FIFO probably dropped what came after these lines: no start seen so
-    // far may pair with an end read later.
-    if(saturated) open_gap(stream, pair_kind_all);
-    config.batch_sequence.fetch_add(1, std::memory_order_seq_cst); // even: done
+    {
+        batch_scope batch{config.batch_sequence};
+        if(config.on_chunk) config.on_chunk(stream, data, size, now);
+        // A (nearly) full FIFO probably dropped what came after these lines: no start seen so
+        // far may pair with an end read later.
+        if(saturated) open_gap(stream, pair_kind_all);
+    }
     // Lines longer than the kernel ever writes are skipped by the splitter: report them.
     stream.counters.lines_overlong.store(stream.splitter.overlong_lines(),
                                          std::memory_order_relaxed);

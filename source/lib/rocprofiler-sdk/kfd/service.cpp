@@ -40,6 +40,17 @@ namespace
 // start_reader_if_needed).
 constexpr std::chrono::milliseconds reader_start_bound{100};
 
+// The least time a starting thread that finishes a shutdown waits for the reader to stop.
+constexpr std::chrono::milliseconds minimum_reader_stop{100};
+
+std::chrono::milliseconds
+remaining(std::chrono::steady_clock::time_point deadline)
+{
+    auto left = deadline - std::chrono::steady_clock::now();
+    if(left <= std::chrono::steady_clock::duration::zero()) return std::chrono::milliseconds{0};
+    return std::chrono::duration_cast<std::chrono::milliseconds>(left);
+}
+
 // KFD event ids each page-migration operation needs (id 14 always: drop reports and the
 // proposed rescheduled-restore record).
 constexpr uint64_t operation_event_masks[ROCPROFILER_PAGE_MIGRATION_LAST] = {
@@ -71,12 +82,15 @@ struct state
     std::thread::id              starter;                 // the thread creating it
     std::condition_variable      reader_started;          // reader_starting became false
     bool                         shutdown_finished = false;
-    uint64_t                     mask              = 0;
-    uint32_t                     self_pid          = 0;
-    bool                         all_processes     = false;
-    bool                         privileged        = false; // CAP_SYS_ADMIN: may get others' events
-    reader_config                config;
-    std::atomic<uint64_t>        abandoned_records{0}; // see count_abandoned_records
+    // The exit deadline shutdown() was given: a starting thread that finishes the shutdown
+    // stops the reader within it (see start_reader_if_needed).
+    std::chrono::steady_clock::time_point shutdown_deadline{};
+    uint64_t                              mask          = 0;
+    uint32_t                              self_pid      = 0;
+    bool                                  all_processes = false;
+    bool                  privileged = false; // CAP_SYS_ADMIN: may get others' events
+    reader_config         config;
+    std::atomic<uint64_t> abandoned_records{0}; // see count_abandoned_records
 };
 
 state&
@@ -226,8 +240,10 @@ open_gap_on_streams(state& s, uint32_t kinds)
     auto ticket = s.config.drain_requests.fetch_add(1) + 1;
     if(!wake_reader(s)) return; // fds taken away: nothing more is read, so no gap to apply
     std::unique_lock<std::mutex> wait{s.config.drain_mutex};
-    s.config.drain_cv.wait_for(wait, std::chrono::seconds{2},
-                               [&] { return s.config.drains_done.load() >= ticket; });
+    // A reader that finished (out of memory at its start) serves no more drains.
+    s.config.drain_cv.wait_for(
+        wait, std::chrono::seconds{2},
+        [&] { return s.config.drains_done.load() >= ticket || s.config.finished; });
 }
 
 // Enables in the kernel exactly what active contexts need. Under `control`.
@@ -471,9 +487,11 @@ start_reader_if_needed() noexcept
         s.reader_starting = false;
         s.reader_started.notify_all();
         s.reader = std::move(thread);
-        // Finalization began meanwhile and left the reader to this thread (see shutdown).
+        // Finalization began meanwhile and left the reader to this thread (see shutdown): stop
+        // it within the exit's deadline, but give it a moment even when that is spent (it was
+        // told to stop already, so it needs only that moment).
         if(s.shut_down)
-            finish_shutdown(s, std::chrono::milliseconds{2000});
+            finish_shutdown(s, std::max(remaining(s.shutdown_deadline), minimum_reader_stop));
         else if(s.reader)
             update_mask(s); // the events of every context active now (see context_started)
         return s.reader || s.shut_down ? ROCPROFILER_STATUS_SUCCESS
@@ -518,8 +536,9 @@ drain_now() noexcept
         auto ticket = s.config.drain_requests.fetch_add(1) + 1;
         if(!wake_reader(s)) return;
         std::unique_lock<std::mutex> wait{s.config.drain_mutex};
-        s.config.drain_cv.wait_for(wait, std::chrono::seconds{2},
-                                   [&] { return s.config.drains_done.load() >= ticket; });
+        s.config.drain_cv.wait_for(
+            wait, std::chrono::seconds{2},
+            [&] { return s.config.drains_done.load() >= ticket || s.config.finished; });
     }
     catch(...)
     {
@@ -541,11 +560,17 @@ shutdown(std::chrono::milliseconds bound) noexcept
         // on the starting thread itself (exit from a tool's thread notification).
         if(s.reader_starting && s.starter != std::this_thread::get_id())
             s.reader_started.wait_until(lock, deadline, [&] { return !s.reader_starting; });
-        // Still starting: that thread stops the reader and finishes this shutdown.
-        if(s.reader_starting) return;
-        finish_shutdown(s, std::chrono::duration_cast<std::chrono::milliseconds>(
-                               std::max(deadline - std::chrono::steady_clock::now(),
-                                        std::chrono::steady_clock::duration::zero())));
+        if(s.reader_starting)
+        {
+            // Still starting: the reader, if it runs already, leaves its loop by itself, and
+            // the starting thread (if it ever comes back: exit may have been called from
+            // its notification) joins it and finishes this shutdown.
+            s.shutdown_deadline = deadline;
+            s.stop.store(true);
+            if(s.wake_fd >= 0) wake_reader(s);
+            return;
+        }
+        finish_shutdown(s, remaining(deadline));
     }
     catch(...)
     {
