@@ -176,6 +176,8 @@ split_tool_list(const char* text)
 // then, and one that calls rocprofiler_force_configure is recorded for the discovery going on
 // (initializing from inside it would re-enter that discovery).
 thread_local bool loading_listed_tools = false;
+// How many such calls this thread's listed tools made (a library's own, not another thread's).
+thread_local uint32_t forced_while_loading = 0;
 
 void
 find_listed_tools(std::vector<candidate>& out)
@@ -192,19 +194,11 @@ find_listed_tools(std::vector<candidate>& out)
     const char* list = env::get("ROCP_TOOL_LIBRARIES");
     for(const auto& path : split_tool_list(list))
     {
-        size_t forced_before = 0;
-        {
-            std::lock_guard<std::mutex> lock{life().mutex};
-            forced_before = forced_configures().size();
-        }
-        loading_listed_tools = true;
-        void* handle         = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-        loading_listed_tools = false;
-        bool forced_itself   = false;
-        {
-            std::lock_guard<std::mutex> lock{life().mutex};
-            forced_itself = forced_configures().size() > forced_before;
-        }
+        uint32_t forced_before = forced_while_loading;
+        loading_listed_tools   = true;
+        void* handle           = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+        loading_listed_tools   = false;
+        bool forced_itself     = forced_while_loading != forced_before;
         if(handle == nullptr)
         {
             const char* why = dlerror();
@@ -799,6 +793,7 @@ extern "C"
                         return ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
                     registration::forced_configures().push_back(configure_func);
                 }
+                if(loading) ++registration::forced_while_loading;
                 registration::pin_library_of(reinterpret_cast<const void*>(configure_func));
                 if(!loading) registration::initialize();
                 return ROCPROFILER_STATUS_SUCCESS;
