@@ -136,8 +136,10 @@ TEST(read_coalescing, a_wait_never_lets_the_fifo_fill_at_the_burst_rate)
                 EXPECT_LE(wait * bytes / since, fifo / 8) << fifo << " " << bytes << " " << since;
                 // and the FIFO lasts the wait plus 2 ms at that rate
                 if(wait != 0)
+                {
                     EXPECT_LE((wait + 2'000'000) * bytes / since, fifo)
                         << fifo << " " << bytes << " " << since;
+                }
             }
 }
 } // namespace
