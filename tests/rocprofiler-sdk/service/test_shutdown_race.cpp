@@ -143,9 +143,25 @@ reader_threads()
     return count;
 }
 
+// Runs after the SDK's exit handler (registered later, during initialization): by then the
+// reader must have stopped by itself, since the thread that started it never returns.
+void
+report_reader_at_exit()
+{
+    int readers = reader_threads();
+    for(int i = 0; i < 2000 && readers != 0; ++i)
+    {
+        std::this_thread::sleep_for(std::chrono::milliseconds{1});
+        readers = reader_threads();
+    }
+    std::printf("child: at exit reader_threads=%d\n", readers);
+    std::fflush(stdout);
+}
+
 int
 run_scenario()
 {
+    if(scenario == "exit") std::atexit(report_reader_at_exit);
     if(rocprofiler_force_configure(configure) != ROCPROFILER_STATUS_SUCCESS) return 2;
     armed       = true;
     auto status = rocprofiler_start_context(ctx);
@@ -218,6 +234,7 @@ TEST(shutdown_race, exit_from_the_starting_threads_notification)
     auto output = run_child("exit");
     EXPECT_NE(output.find("child: exiting from the notification"), std::string::npos) << output;
     EXPECT_EQ(output.find("child: start="), std::string::npos) << output;
+    EXPECT_NE(output.find("child: at exit reader_threads=0"), std::string::npos) << output;
     EXPECT_EQ(output.find("tracing stopped"), std::string::npos) << output;
 }
 

@@ -554,7 +554,8 @@ shutdown(std::chrono::milliseconds bound) noexcept
         auto                         deadline = std::chrono::steady_clock::now() + bound;
         std::unique_lock<std::mutex> lock{s.control};
         if(s.shut_down) return;
-        s.shut_down = true;
+        s.shut_down         = true;
+        s.shutdown_deadline = deadline; // for a starting thread that finishes this shutdown
         // A reader being started by another thread (start_reader_if_needed holds no lock
         // meanwhile) may run already: wait for it to be handed over, within the bound. Not
         // on the starting thread itself (exit from a tool's thread notification).
@@ -565,7 +566,6 @@ shutdown(std::chrono::milliseconds bound) noexcept
             // Still starting: the reader, if it runs already, leaves its loop by itself, and
             // the starting thread (if it ever comes back: exit may have been called from
             // its notification) joins it and finishes this shutdown.
-            s.shutdown_deadline = deadline;
             s.stop.store(true);
             if(s.wake_fd >= 0) wake_reader(s);
             return;
