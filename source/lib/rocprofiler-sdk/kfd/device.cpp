@@ -73,16 +73,17 @@ tag(int fd)
     return ::fcntl(fd, F_SETSIG, ownership_tag) == 0 && carries_tag(fd);
 }
 
-// Without kcmp: the same inode and the tag (the inode alone for a file that could not be
-// tagged: no worse than before the tag existed).
+// Without kcmp: the same inode and the tag. A file that could not be tagged is never taken
+// for ours: the inode alone cannot tell an SMI fd from the program's eventfd, and a file that
+// refused the tag was probably not the one the SDK opened.
 bool
 same_inode_and_tagged(int fd, const fd_identity& id)
 {
     struct stat st
     {
     };
-    if(::fstat(fd, &st) != 0 || st.st_dev != id.dev || st.st_ino != id.ino) return false;
-    return !id.tagged || carries_tag(fd);
+    return id.tagged && ::fstat(fd, &st) == 0 && st.st_dev == id.dev && st.st_ino == id.ino &&
+           carries_tag(fd);
 }
 
 // 1: same open file, 0: not, -1: cannot tell. `self` is getpid() (callers may cache it).
