@@ -163,7 +163,13 @@ call_tool(F&& call)
     }
     catch(...)
     {
-        ROCP_ERROR << "a tool's iteration callback threw; the iteration stopped";
+        try
+        {
+            ROCP_ERROR << "a tool's iteration callback threw; the iteration stopped";
+        }
+        catch(...) // nothing of ours reaches the C caller, even out of memory
+        {
+        }
         return false;
     }
 }

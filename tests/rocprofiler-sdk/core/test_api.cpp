@@ -228,8 +228,6 @@ TEST(api, iteration_callbacks_that_throw)
     EXPECT_EQ(status, ROCPROFILER_STATUS_ERROR);
 }
 
-// 1024 contexts and 1024 buffers per process; one more is OUT_OF_RESOURCES, not a crash and
-// not a silent success.
 // A thread that ends in the callback (pthread_exit, or a cancellation at a cancellation
 // point) unwinds through the iteration: swallowing that unwind would make glibc abort.
 TEST(api, iteration_callback_that_ends_its_thread)
@@ -251,6 +249,8 @@ TEST(api, iteration_callback_that_ends_its_thread)
     EXPECT_EQ(result, nullptr); // the value pthread_exit gave
 }
 
+// 1024 contexts and 1024 buffers per process; one more is OUT_OF_RESOURCES, not a crash and
+// not a silent success.
 TEST(api, limits_of_contexts_and_buffers)
 {
     initialize_with(
