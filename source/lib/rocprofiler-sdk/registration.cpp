@@ -1,5 +1,6 @@
 // MIT License - see LICENSE.
 #include "rocprofiler-sdk/registration.hpp"
+#include "common/deadline.hpp"
 #include "rocprofiler-sdk/api_guard.hpp"
 #include "rocprofiler-sdk/buffer.hpp"
 #include "rocprofiler-sdk/callback_thread.hpp"
@@ -367,15 +368,8 @@ finalize_timeout()
     return std::chrono::milliseconds{ms};
 }
 
-using deadline_t = std::chrono::steady_clock::time_point;
-
-std::chrono::milliseconds
-remaining(deadline_t deadline)
-{
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    return left.count() > 0 ? left : std::chrono::milliseconds{0};
-}
+using common::deadline_t;
+using common::remaining;
 
 // Delivers what the client's buffers hold, then calls its finalize once. Slow callbacks are
 // waited for until `deadline` (one deadline for every buffer of every tool at exit). A tool

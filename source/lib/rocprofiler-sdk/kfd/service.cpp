@@ -1,5 +1,6 @@
 // MIT License - see LICENSE.
 #include "rocprofiler-sdk/kfd/service.hpp"
+#include "common/deadline.hpp"
 #include "common/fork_reachable.hpp"
 #include "rocprofiler-sdk/agent.hpp"
 #include "rocprofiler-sdk/buffer.hpp"
@@ -43,13 +44,7 @@ constexpr std::chrono::milliseconds reader_start_bound{100};
 // The least time a starting thread that finishes a shutdown waits for the reader to stop.
 constexpr std::chrono::milliseconds minimum_reader_stop{100};
 
-std::chrono::milliseconds
-remaining(std::chrono::steady_clock::time_point deadline)
-{
-    auto left = deadline - std::chrono::steady_clock::now();
-    if(left <= std::chrono::steady_clock::duration::zero()) return std::chrono::milliseconds{0};
-    return std::chrono::duration_cast<std::chrono::milliseconds>(left);
-}
+using common::remaining;
 
 // KFD event ids each page-migration operation needs (id 14 always: drop reports and the
 // proposed rescheduled-restore record).
@@ -84,11 +79,11 @@ struct state
     bool                         shutdown_finished = false;
     // The exit deadline shutdown() was given: a starting thread that finishes the shutdown
     // stops the reader within it (see start_reader_if_needed).
-    std::chrono::steady_clock::time_point shutdown_deadline{};
-    uint64_t                              mask          = 0;
-    uint32_t                              self_pid      = 0;
-    bool                                  all_processes = false;
-    bool                  privileged = false; // CAP_SYS_ADMIN: may get others' events
+    common::deadline_t    shutdown_deadline{};
+    uint64_t              mask          = 0;
+    uint32_t              self_pid      = 0;
+    bool                  all_processes = false;
+    bool                  privileged    = false; // CAP_SYS_ADMIN: may get others' events
     reader_config         config;
     std::atomic<uint64_t> abandoned_records{0}; // see count_abandoned_records
 };
