@@ -2,38 +2,66 @@
 //
 // Every C API entry point that can reach C++ code that may throw runs its body through
 // api_call(): no exception ever crosses into the tool or the application.
+//
+// The one unwind that passes is a thread's own end: pthread_exit, or a cancellation at a
+// cancellation point, inside the body (a tool's callback such as the agents query's, or a
+// wait such as a flush's). It is no exception of ours: the program asked for it, and glibc
+// aborts the process when it is swallowed ("exception not rethrown"). So api_call is not
+// noexcept: a noexcept frame would end the program on it just the same.
 #pragma once
 
 #include "rocprofiler-sdk/logging.hpp"
 
 #include <rocprofiler-sdk/fwd.h>
 
+#include <cxxabi.h>
+
 #include <exception>
 #include <new>
 
 namespace rocprofiler
 {
+// The error line of api_call: nothing it throws (out of memory while logging) reaches the
+// caller, now that api_call is not noexcept.
+inline void
+log_api_error(const char* name, const char* what, const char* detail = "") noexcept
+{
+    try
+    {
+        ROCP_ERROR << name << ": " << what << detail;
+    }
+    catch(...)
+    {
+    }
+}
+
+// UBSan's null check is off here: the forced unwind has no exception object, so the ABI's
+// own way to catch it binds a reference to null (libstdc++ does the same).
 template <typename Fn>
-rocprofiler_status_t
-api_call(const char* name, Fn&& body) noexcept
+__attribute__((no_sanitize("null"))) rocprofiler_status_t
+api_call(const char* name, Fn&& body)
 {
     try
     {
         return body();
     }
+    catch(abi::__forced_unwind&)
+    {
+        throw;
+    }
     catch(const std::bad_alloc&)
     {
-        ROCP_ERROR << name << ": out of memory";
+        log_api_error(name, "out of memory");
         return ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES;
     }
     catch(const std::exception& e)
     {
-        ROCP_ERROR << name << ": internal error: " << e.what();
+        log_api_error(name, "internal error: ", e.what());
         return ROCPROFILER_STATUS_ERROR;
     }
     catch(...)
     {
-        ROCP_ERROR << name << ": unknown internal error";
+        log_api_error(name, "unknown internal error");
         return ROCPROFILER_STATUS_ERROR;
     }
 }

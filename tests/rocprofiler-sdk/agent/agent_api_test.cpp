@@ -14,6 +14,7 @@
 #include <rocprofiler-sdk/agent.h>
 
 #include <gtest/gtest.h>
+#include <pthread.h>
 
 #include <atomic>
 #include <cstddef>
@@ -224,6 +225,31 @@ TEST(Arguments, ThrowingCallbackDoesNotEscape)
         { throw std::runtime_error{"tool bug"}; },
         sizeof(rocprofiler_agent_v0_t), nullptr);
     EXPECT_EQ(status, ROCPROFILER_STATUS_ERROR);
+    EXPECT_EQ(query().num_agents, 3u); // still usable afterwards
+}
+
+// A thread that ends in the callback (pthread_exit, or a cancellation at a cancellation
+// point) unwinds through the query: swallowing that unwind would make glibc abort the
+// process ("exception not rethrown").
+TEST(Arguments, CallbackThatEndsItsThread)
+{
+    auto exit_in_callback = [](void*) -> void*
+    {
+        rocprofiler_query_available_agents(
+            ROCPROFILER_AGENT_INFO_VERSION_0,
+            [](rocprofiler_agent_version_t, const void**, size_t, void*) -> rocprofiler_status_t
+            {
+                pthread_exit(nullptr);
+                return ROCPROFILER_STATUS_SUCCESS;
+            },
+            sizeof(rocprofiler_agent_v0_t), nullptr);
+        return reinterpret_cast<void*>(1); // not reached
+    };
+    pthread_t thread{};
+    ASSERT_EQ(pthread_create(&thread, nullptr, exit_in_callback, nullptr), 0);
+    void* result = reinterpret_cast<void*>(2);
+    ASSERT_EQ(pthread_join(thread, &result), 0);
+    EXPECT_EQ(result, nullptr);        // the value pthread_exit gave
     EXPECT_EQ(query().num_agents, 3u); // still usable afterwards
 }
 
