@@ -13,6 +13,8 @@
 
 #include <rocprofiler-sdk/agent.h>
 
+#include "thread_end.hpp"
+
 #include <gtest/gtest.h>
 #include <pthread.h>
 
@@ -245,11 +247,8 @@ TEST(Arguments, CallbackThatEndsItsThread)
             sizeof(rocprofiler_agent_v0_t), nullptr);
         return reinterpret_cast<void*>(1); // not reached
     };
-    pthread_t thread{};
-    ASSERT_EQ(pthread_create(&thread, nullptr, exit_in_callback, nullptr), 0);
-    void* result = reinterpret_cast<void*>(2);
-    ASSERT_EQ(pthread_join(thread, &result), 0);
-    EXPECT_EQ(result, nullptr);        // the value pthread_exit gave
+    // nullptr: the value pthread_exit gave
+    EXPECT_EQ(rocprofiler::test::value_the_thread_ended_with(exit_in_callback), nullptr);
     EXPECT_EQ(query().num_agents, 3u); // still usable afterwards
 }
 

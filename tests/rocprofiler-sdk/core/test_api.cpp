@@ -9,6 +9,8 @@
 #include <rocprofiler-sdk/ext/kfd.h>
 #include <rocprofiler-sdk/rocprofiler.h>
 
+#include "thread_end.hpp"
+
 #include <gtest/gtest.h>
 #include <pthread.h>
 #include <sys/syscall.h>
@@ -242,11 +244,8 @@ TEST(api, iteration_callback_that_ends_its_thread)
         rocprofiler_iterate_buffer_tracing_kinds(end_thread, nullptr);
         return reinterpret_cast<void*>(1); // not reached
     };
-    pthread_t thread{};
-    ASSERT_EQ(pthread_create(&thread, nullptr, exit_in_callback, nullptr), 0);
-    void* result = reinterpret_cast<void*>(2);
-    ASSERT_EQ(pthread_join(thread, &result), 0);
-    EXPECT_EQ(result, nullptr); // the value pthread_exit gave
+    // nullptr: the value pthread_exit gave
+    EXPECT_EQ(rocprofiler::test::value_the_thread_ended_with(exit_in_callback), nullptr);
 }
 
 // 1024 contexts and 1024 buffers per process; one more is OUT_OF_RESOURCES, not a crash and
