@@ -146,10 +146,8 @@ configure(uint64_t context_id, int64_t kind, const rocprofiler_tracing_operation
 // Calls a tool's iteration callback: an exception from it (a C++ tool) never unwinds through
 // the C API; the iteration stops with one line. False when it threw. A thread cancelled or
 // ending with pthread_exit in the callback unwinds on (glibc aborts if that is swallowed).
-// UBSan's null check is off here: the forced unwind has no exception object, so the ABI's
-// own way to catch it binds a reference to null (libstdc++ does the same).
 template <typename F>
-__attribute__((no_sanitize("null"))) bool
+ROCP_CATCHES_FORCED_UNWIND bool
 call_tool(F&& call)
 {
     try
