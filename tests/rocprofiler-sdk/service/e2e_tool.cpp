@@ -28,6 +28,9 @@
 #include <rocprofiler-sdk/registration.h>
 #include <rocprofiler-sdk/rocprofiler.h>
 
+#include <dirent.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -149,6 +152,59 @@ format_raw(const rocprofiler_kfd_event_record_t& r)
     return text;
 }
 
+void add_line(std::string line);
+
+// "policy,nice,runtime" of thread `tid` (sched_getattr; runtime: its slice on Linux 6.12+).
+std::string
+sched_of(long tid)
+{
+    struct
+    {
+        uint32_t size, policy;
+        uint64_t flags;
+        int32_t  nice;
+        uint32_t priority;
+        uint64_t runtime, deadline, period;
+    } a{};
+    if(syscall(SYS_sched_getattr, tid, &a, sizeof(a), 0) != 0) return "error";
+    return std::to_string(a.policy) + "," + std::to_string(a.nice) + "," +
+           std::to_string(a.runtime);
+}
+
+// With E2E_REPORT_SCHED: the scheduling of the reader thread (once the context started: the
+// reader has then reached its poll loop) and of the callback thread (at its first delivery).
+void
+report_reader_sched()
+{
+    if(!getenv("E2E_REPORT_SCHED")) return;
+    std::string reader = "none";
+    if(DIR* tasks = opendir("/proc/self/task"))
+    {
+        while(auto* entry = readdir(tasks))
+        {
+            if(entry->d_name[0] == '.') continue;
+            char path[64];
+            char name[32] = {};
+            snprintf(path, sizeof(path), "/proc/self/task/%s/comm", entry->d_name);
+            FILE* comm = fopen(path, "r");
+            if(!comm) continue;
+            if(fgets(name, sizeof(name), comm) && strcmp(name, "rocprof-kfd\n") == 0)
+                reader = sched_of(strtol(entry->d_name, nullptr, 10));
+            fclose(comm);
+        }
+        closedir(tasks);
+    }
+    add_line("reader_sched," + reader);
+}
+
+void
+report_callback_sched_once()
+{
+    static std::atomic<bool> reported{false};
+    if(!getenv("E2E_REPORT_SCHED") || reported.exchange(true)) return;
+    add_line("callback_sched," + sched_of(syscall(SYS_gettid)));
+}
+
 void
 on_records(rocprofiler_context_id_t, rocprofiler_buffer_id_t buffer,
            rocprofiler_record_header_t** headers, size_t count, void*, uint64_t drop_count)
@@ -161,6 +217,7 @@ on_records(rocprofiler_context_id_t, rocprofiler_buffer_id_t buffer,
         return;
     }
     drops += drop_count;
+    report_callback_sched_once();
     {
         std::lock_guard<std::mutex> guard{lock_of_lines()};
         for(size_t i = 0; i < count; ++i)
@@ -241,6 +298,9 @@ tool_init(rocprofiler_client_finalize_t fini, void*)
     finalize_after =
         getenv("E2E_FINALIZE_AFTER") ? strtoull(getenv("E2E_FINALIZE_AFTER"), nullptr, 10) : 0;
     callback_mode = getenv("E2E_CALLBACK") ? getenv("E2E_CALLBACK") : "";
+    // A nice value for this thread, which starts the SDK's threads (they inherit it).
+    if(const char* nice = getenv("E2E_NICE"))
+        setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), atoi(nice));
     rocprofiler_at_internal_thread_create(
         [](rocprofiler_runtime_library_t lib, void*)
         {
@@ -286,6 +346,7 @@ tool_init(rocprofiler_client_finalize_t fini, void*)
             add_line("start_markers," + std::to_string(rocprofiler_start_context(marker_ctx)));
     }
     add_line("start," + std::to_string(rocprofiler_start_context(ctx)));
+    report_reader_sched();
     const char* toggles = getenv("E2E_TOGGLE");
     if(toggles || gap_markers)
     {

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -43,6 +44,16 @@ struct run_output
     std::map<std::string, uint64_t>    stats;
     std::string                        emulator_stats;
 };
+
+// Linux 6.12 or later: sched_runtime is a SCHED_OTHER thread's slice.
+bool
+kernel_keeps_the_slice()
+{
+    utsname u{};
+    int     major = 0, minor = 0;
+    if(uname(&u) != 0 || std::sscanf(u.release, "%d.%d", &major, &minor) != 2) return false;
+    return major > 6 || (major == 6 && minor >= 12);
+}
 
 run_output
 replay(const std::string& log, std::vector<std::pair<std::string, std::string>> env = {},
@@ -290,6 +301,29 @@ TEST(service_e2e, internal_threads_are_announced_to_tools)
     ASSERT_EQ(out.exit_code, 0);
     // The reader thread and the default callback thread, each announced before and after.
     EXPECT_EQ(out.values["thread_notifications"], "2,2");
+}
+
+// The reader asks for a 300 us slice (reader_slice.hpp) and keeps the nice value it inherits
+// from the thread that started tracing; the callback thread keeps the scheduler's default.
+// Linux 6.12+ reports the slice as sched_runtime; earlier kernels ignore it and report 0.
+TEST(service_e2e, reader_thread_asks_for_a_short_slice_and_keeps_its_nice)
+{
+    auto out = replay(variants_log, {{"E2E_REPORT_SCHED", "1"}, {"E2E_NICE", "3"}});
+    ASSERT_EQ(out.exit_code, 0);
+    const std::string slice = kernel_keeps_the_slice() ? "300000" : "0";
+    EXPECT_EQ(out.values["reader_sched"], "0,3," + slice); // SCHED_OTHER, nice 3
+    auto callback = out.values["callback_sched"];
+    EXPECT_EQ(callback.rfind("0,3,", 0), 0u) << callback;
+    if(kernel_keeps_the_slice()) EXPECT_NE(callback, "0,3,300000"); // the default slice
+}
+
+TEST(service_e2e, reader_slice_zero_leaves_the_readers_scheduling_alone)
+{
+    auto out =
+        replay(variants_log, {{"E2E_REPORT_SCHED", "1"}, {"ROCPROFILER_KFD_READER_SLICE_US", "0"}});
+    ASSERT_EQ(out.exit_code, 0);
+    ASSERT_NE(out.values["reader_sched"], "none");
+    EXPECT_EQ(out.values["reader_sched"], out.values["callback_sched"]);
 }
 
 TEST(service_e2e, slow_callback_still_gets_every_record_at_exit)

@@ -2,6 +2,7 @@
 #include "rocprofiler-sdk/kfd/reader.hpp"
 #include "rocprofiler-sdk/kfd/device.hpp"
 #include "rocprofiler-sdk/kfd/read_coalescing.hpp"
+#include "rocprofiler-sdk/kfd/reader_slice.hpp"
 #include "rocprofiler-sdk/logging.hpp"
 
 #include "common/kfd_abi.hpp"
@@ -241,6 +242,12 @@ run_reader(reader_config& config) noexcept
     // Coalescing waits end when asked (the default slack, 50 us, is half a wait): this
     // thread's own setting, nothing of the program's.
     if(config.coalesce_reads) ::prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
+    // A woken reader runs soon, not after another thread's whole slice (reader_slice.hpp).
+    int slice_error = 0;
+    if(reader_slice::request_for_this_thread(config.slice_ns, slice_error) ==
+       reader_slice::outcome::refused)
+        ROCP_INFO << "page-migration reader: the scheduler refused a short time slice ("
+                  << std::strerror(slice_error) << "); reads may start later after a wake-up";
     // Not at the first read, while the FIFO fills (its pages are still touched then).
     if(!config.read_buffer) config.read_buffer.reset(new(std::nothrow) char[read_buffer_size]);
     {

@@ -115,6 +115,9 @@ struct reader_config
     // Wait a bounded time after a small read of a busy stream and read again, rather than
     // poll() per event (read_coalescing.hpp). ROCPROFILER_KFD_READ_COALESCING=0 turns it off.
     bool coalesce_reads = true;
+    // The time slice the reader asks the scheduler for, so that a wake-up preempts sooner
+    // (reader_slice.hpp); 0: none. ROCPROFILER_KFD_READER_SLICE_US sets it.
+    uint64_t slice_ns = 0;
     // getpid() of the reader's process, taken as the reader starts (0 until then: the
     // identity check asks getpid() itself).
     pid_t self_pid = 0;

@@ -10,6 +10,7 @@
 #include "rocprofiler-sdk/kfd/delivery.hpp"
 #include "rocprofiler-sdk/kfd/device.hpp"
 #include "rocprofiler-sdk/kfd/reader.hpp"
+#include "rocprofiler-sdk/kfd/reader_slice.hpp"
 #include "rocprofiler-sdk/logging.hpp"
 
 #include "common/kfd_abi.hpp"
@@ -303,8 +304,11 @@ prepare_reader(state& s)
     s.config.stop           = &s.stop;
     s.config.fifo_capacity  = fifo_capacity();
     s.config.coalesce_reads = env::number("ROCPROFILER_KFD_READ_COALESCING", 0, 1, 1) == 1;
-    s.config.on_chunk       = handle_chunk;
-    s.reader_prepared       = true;
+    s.config.slice_ns =
+        1000 * env::number("ROCPROFILER_KFD_READER_SLICE_US", 0, reader_slice::max_slice_us,
+                           reader_slice::default_slice_us);
+    s.config.on_chunk = handle_chunk;
+    s.reader_prepared = true;
     return ROCPROFILER_STATUS_SUCCESS;
 }
 
