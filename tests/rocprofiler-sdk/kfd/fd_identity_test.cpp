@@ -6,16 +6,13 @@
 // then leaves it open. Checked with kcmp, and in a child process whose seccomp filter refuses
 // kcmp with EPERM, as Docker's default profile does.
 #include "rocprofiler-sdk/kfd/device.hpp"
+#include "seccomp_refusal.hpp"
 
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
 #include <linux/kcmp.h>
-#include <linux/seccomp.h>
 #include <sys/eventfd.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -109,30 +106,11 @@ ownership_failures()
     return failures;
 }
 
-#if defined(__x86_64__)
-constexpr uint32_t this_arch = AUDIT_ARCH_X86_64;
-#elif defined(__aarch64__)
-constexpr uint32_t this_arch = AUDIT_ARCH_AARCH64;
-#else
-constexpr uint32_t this_arch = 0; // the filter is not written for this architecture
-#endif
-
 // Makes kcmp fail with EPERM in this process (a seccomp filter, as in a Docker container).
 bool
 refuse_kcmp()
 {
-    sock_filter filter[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, this_arch, 1, 0),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_kcmp, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-    };
-    sock_fprog program{static_cast<unsigned short>(sizeof(filter) / sizeof(filter[0])), filter};
-    if(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return false;
-    if(syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &program) != 0) return false;
+    if(!rocprofiler::test::refuse_in_this_thread(SYS_kcmp)) return false;
     pid_t self = getpid();
     return syscall(SYS_kcmp, self, self, KCMP_FILE, 0, 0) == -1 && errno == EPERM;
 }
@@ -148,7 +126,8 @@ TEST(fd_identity, with_kcmp)
 
 TEST(fd_identity, without_kcmp_under_a_seccomp_filter)
 {
-    if(this_arch == 0) GTEST_SKIP() << "no seccomp filter written for this architecture";
+    if(rocprofiler::test::seccomp_arch == 0)
+        GTEST_SKIP() << "no seccomp filter written for this architecture";
     pid_t child = fork();
     ASSERT_NE(child, -1);
     if(child == 0)

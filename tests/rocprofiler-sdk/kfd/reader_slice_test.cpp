@@ -8,20 +8,18 @@
 // scheduling.
 #include "rocprofiler-sdk/kfd/reader_slice.hpp"
 
+#include "common/sched_attr.hpp"
+#include "seccomp_refusal.hpp"
+
 #include <gtest/gtest.h>
 
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <sched.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstddef>
 #include <cstdio>
 #include <functional>
 #include <thread>
@@ -30,17 +28,7 @@ namespace
 {
 namespace slice = rocprofiler::kfd::reader_slice;
 
-struct attr_v0
-{
-    uint32_t size;
-    uint32_t sched_policy;
-    uint64_t sched_flags;
-    int32_t  sched_nice;
-    uint32_t sched_priority;
-    uint64_t sched_runtime;
-    uint64_t sched_deadline;
-    uint64_t sched_period;
-};
+using attr_v0 = rocprofiler::linux_abi::sched_attr_v0;
 
 attr_v0
 attributes_of_this_thread()
@@ -66,33 +54,6 @@ in_own_thread(const std::function<void()>& body)
 {
     std::thread t{body};
     t.join();
-}
-
-#if defined(__x86_64__)
-constexpr uint32_t this_arch = AUDIT_ARCH_X86_64;
-#elif defined(__aarch64__)
-constexpr uint32_t this_arch = AUDIT_ARCH_AARCH64;
-#else
-constexpr uint32_t this_arch = 0; // the filter is not written for this architecture
-#endif
-
-// Makes sched_setattr fail with EPERM in the calling thread only (a seccomp filter without
-// TSYNC; no_new_privs is per thread too), as a container's profile might.
-bool
-refuse_sched_setattr_in_this_thread()
-{
-    sock_filter filter[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, this_arch, 1, 0),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_sched_setattr, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-    };
-    sock_fprog program{static_cast<unsigned short>(sizeof(filter) / sizeof(filter[0])), filter};
-    if(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return false;
-    return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &program) == 0;
 }
 
 slice::attributes
@@ -182,11 +143,12 @@ TEST(reader_slice, a_batch_thread_keeps_its_policy_and_slice)
 
 TEST(reader_slice, a_refused_request_says_why_and_changes_nothing)
 {
-    if(this_arch == 0) GTEST_SKIP() << "no seccomp filter written for this architecture";
+    if(rocprofiler::test::seccomp_arch == 0)
+        GTEST_SKIP() << "no seccomp filter written for this architecture";
     in_own_thread(
         []
         {
-            ASSERT_TRUE(refuse_sched_setattr_in_this_thread());
+            ASSERT_TRUE(rocprofiler::test::refuse_in_this_thread(SYS_sched_setattr));
             auto before = attributes_of_this_thread();
             int  error  = 0;
             EXPECT_EQ(slice::request_for_this_thread(100'000, error), slice::outcome::refused);

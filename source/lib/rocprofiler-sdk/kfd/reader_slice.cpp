@@ -1,6 +1,8 @@
 // MIT License - see LICENSE.
 #include "rocprofiler-sdk/kfd/reader_slice.hpp"
 
+#include "common/sched_attr.hpp"
+
 #include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -11,23 +13,8 @@ namespace rocprofiler::kfd::reader_slice
 {
 namespace
 {
-// struct sched_attr of sched_setattr(2), its first version (SCHED_ATTR_SIZE_VER0, 48 bytes):
-// glibc 2.36 declares neither the struct nor the calls, and <linux/sched/types.h> clashes
-// with glibc's struct sched_param.
-struct sched_attr_v0
-{
-    uint32_t size;
-    uint32_t sched_policy;
-    uint64_t sched_flags;
-    int32_t  sched_nice;
-    uint32_t sched_priority;
-    uint64_t sched_runtime;
-    uint64_t sched_deadline;
-    uint64_t sched_period;
-};
-static_assert(sizeof(sched_attr_v0) == 48, "SCHED_ATTR_SIZE_VER0");
-
-constexpr uint64_t reset_on_fork = 0x01; // SCHED_FLAG_RESET_ON_FORK
+using sched_attr_v0              = linux_abi::sched_attr_v0;
+constexpr uint64_t reset_on_fork = linux_abi::sched_flag_reset_on_fork;
 } // namespace
 
 bool
