@@ -171,12 +171,15 @@ sched_of(long tid)
            std::to_string(a.runtime);
 }
 
-// With E2E_REPORT_SCHED: the scheduling of the reader thread (once the context started: the
-// reader has then reached its poll loop) and of the callback thread (at its first delivery).
+// With E2E_REPORT_SCHED, at the first delivery: the scheduling of the reader thread and of
+// this callback thread. The reader is then past its setup (it read the records); the tests
+// run a program that waits until a callback ends it (E2E_CALLBACK=exit), so the reader still
+// runs then.
 void
-report_reader_sched()
+report_sched_once()
 {
-    if(!getenv("E2E_REPORT_SCHED")) return;
+    static std::atomic<bool> reported{false};
+    if(!getenv("E2E_REPORT_SCHED") || reported.exchange(true)) return;
     std::string reader = "none";
     if(DIR* tasks = opendir("/proc/self/task"))
     {
@@ -195,13 +198,6 @@ report_reader_sched()
         closedir(tasks);
     }
     add_line("reader_sched," + reader);
-}
-
-void
-report_callback_sched_once()
-{
-    static std::atomic<bool> reported{false};
-    if(!getenv("E2E_REPORT_SCHED") || reported.exchange(true)) return;
     add_line("callback_sched," + sched_of(syscall(SYS_gettid)));
 }
 
@@ -217,7 +213,7 @@ on_records(rocprofiler_context_id_t, rocprofiler_buffer_id_t buffer,
         return;
     }
     drops += drop_count;
-    report_callback_sched_once();
+    report_sched_once();
     {
         std::lock_guard<std::mutex> guard{lock_of_lines()};
         for(size_t i = 0; i < count; ++i)
@@ -346,7 +342,6 @@ tool_init(rocprofiler_client_finalize_t fini, void*)
             add_line("start_markers," + std::to_string(rocprofiler_start_context(marker_ctx)));
     }
     add_line("start," + std::to_string(rocprofiler_start_context(ctx)));
-    report_reader_sched();
     const char* toggles = getenv("E2E_TOGGLE");
     if(toggles || gap_markers)
     {
