@@ -28,6 +28,8 @@
 #include <rocprofiler-sdk/registration.h>
 #include <rocprofiler-sdk/rocprofiler.h>
 
+#include "common/sched_attr.hpp"
+
 #include <dirent.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -158,17 +160,10 @@ void add_line(std::string line);
 std::string
 sched_of(long tid)
 {
-    struct
-    {
-        uint32_t size, policy;
-        uint64_t flags;
-        int32_t  nice;
-        uint32_t priority;
-        uint64_t runtime, deadline, period;
-    } a{};
+    rocprofiler::linux_abi::sched_attr_v0 a{};
     if(syscall(SYS_sched_getattr, tid, &a, sizeof(a), 0) != 0) return "error";
-    return std::to_string(a.policy) + "," + std::to_string(a.nice) + "," +
-           std::to_string(a.runtime);
+    return std::to_string(a.sched_policy) + "," + std::to_string(a.sched_nice) + "," +
+           std::to_string(a.sched_runtime);
 }
 
 // With E2E_REPORT_SCHED, at the first delivery: the scheduling of the reader thread and of

@@ -6,7 +6,8 @@
 // Why: the reader's work per wake-up is short (an 8 KiB FIFO is about 180 events, some 10 us
 // of parsing and pairing), but it is urgent: the kernel's FIFO lasts 0.36 ms at 500k events/s
 // (8 KiB) and 0.2 ms at 100k/s (1 KiB), and what does not fit is dropped without a trace.
-// With the default slice (0.75 ms times 1 + log2 of the CPUs: 1.5 ms on 2 CPUs), a reader
+// With the default slice (`se.slice` in /proc/PID/task/TID/sched: 1.4 ms on the project's
+// 2-CPU VM, the base slice scaled by 1 + log2 of the CPUs), a reader
 // woken on a CPU where another thread runs (the tool's callback thread, the program's own
 // threads) waits until that thread has run to parity, up to a whole slice; a shorter slice
 // gives the woken reader an earlier virtual deadline, and the kernel then lets it preempt
@@ -14,8 +15,8 @@
 // change: that is set by its weight (nice), which is kept.
 //
 // Measured (BENCHMARKS.md, 2026-12-06): 8 KiB FIFO at 500k events/s on the project's 2-vCPU
-// VM, runs without drops 5 of 16 with the default slice, 9 of 16 with 100 us, 12 of 16 with
-// 300 us; 1 KiB at 100k/s, median drops 34-65 (default), 38-58 (100 us), 11-27 (300 us). Any
+// VM, alternated runs without drops: 9 of 24 with the default slice, 17 of 24 with 300 us
+// (in the first 16 of them: default 5, 100 us 9, 300 us 12); 1 KiB at 100k/s, median drops 34-65 (default), 38-58 (100 us), 11-27 (300 us). Any
 // slice shorter than the running thread's lets the reader preempt it; the shortest also ends
 // the reader's own turn after 100 us when it has a backlog to drain, so 300 us.
 //
