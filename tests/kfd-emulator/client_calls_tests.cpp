@@ -90,7 +90,7 @@ TEST_F(ClientCalls, StatisticsNameEveryKind)
     json sys = stats()["total"]["client_thread_syscalls"];
     for(const char* kind :
         {"getpid", "fstat", "recvfrom", "sendto", "close", "fcntl", "socketpair", "memfd_create",
-         "getrlimit", "futex_wake", "futex_lock_wait", "thread_create"})
+         "getrlimit", "futex_wake", "futex_lock_wait", "futex_unlock_wake", "thread_create"})
         EXPECT_TRUE(sys.has(kind)) << kind;
     // What the probe's open, SMI ioctl and mask write made: one memfd for /dev/kfd, one socket
     // pair for the client, one producer thread; the read emptied the FIFO once.

@@ -3,6 +3,7 @@
 // Unit tests of the emulator's parts that need no interposition: the FIFO, the message
 // parser and rewriter, the directives and the scan of a log.
 #include "byte_fifo.hpp"
+#include "client_calls.hpp"
 #include "config.hpp"
 #include "line_format.hpp"
 #include "line_reader.hpp"
@@ -21,12 +22,42 @@
 #include <fstream>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 using namespace kfd_emu;
 
 namespace
 {
+// --- the emulator's lock hand-off, as client_thread_syscalls counts it -----------------------
+
+// glibc's unlock makes a FUTEX_WAKE exactly when another thread waited for the lock: the word
+// that unlock_will_wake reads must say so in each state (free, held, held with a waiter).
+TEST(ClientCalls, AnUnlockWakesOnlyWhenAnotherThreadWaited)
+{
+    std::mutex                   m;
+    std::unique_lock<std::mutex> held{m};
+    EXPECT_FALSE(unlock_will_wake(m)) << "held, nobody waits";
+    held.unlock();
+
+    held.lock();
+    std::thread waiter{[&m] { std::lock_guard<std::mutex> taken{m}; }};
+    // Gate, not a sleep: the waiter marks the word before it sleeps in the kernel. Bounded,
+    // so that a word that never says so fails the test instead of hanging it.
+    bool seen = false;
+    for(int i = 0; i < 10'000'000 && !seen; ++i)
+    {
+        seen = unlock_will_wake(m);
+        if(!seen) std::this_thread::yield();
+    }
+    EXPECT_TRUE(seen) << "a thread waits for the lock";
+    held.unlock();
+    waiter.join();
+
+    held.lock();
+    EXPECT_FALSE(unlock_will_wake(m)) << "the waiter has gone";
+}
+
 // --- pacing ------------------------------------------------------------------------------
 
 TEST(Pacing, ALateProducerMovesItsScheduleBeyondTheLagItMayKeep)

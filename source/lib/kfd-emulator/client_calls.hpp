@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <mutex>
 
 namespace kfd_emu
 {
@@ -36,6 +37,32 @@ inline void
 count_intercepted_read()
 {
     g_client_calls.reads_intercepted.fetch_add(1, std::memory_order_relaxed);
+}
+
+// True when glibc's unlock of `m`, held by the caller, will make a FUTEX_WAKE: its lock word
+// says another thread waits, or waited (a thread that took the lock after a wait leaves the
+// word at 2, so its own unlock wakes too).
+inline bool
+unlock_will_wake(std::mutex& m)
+{
+#if defined(__GLIBC__)
+    // pthread_mutex_t's __data.__lock: 0 (free), 1 (held) or 2 (held, maybe waiters).
+    return __atomic_load_n(&m.native_handle()->__data.__lock, __ATOMIC_RELAXED) > 1;
+#else
+    (void)m;
+    return false;
+#endif
+}
+
+// Releases a lock the program's thread holds, counting the FUTEX_WAKE of its unlock: without
+// it a benchmark would count the emulator's lock hand-off as a system call of the SDK's. The
+// word is read just before the unlock: a thread that starts to wait in between is missed.
+inline void
+unlock_counted(std::unique_lock<std::mutex>& lock)
+{
+    if(!lock.owns_lock()) return;
+    if(unlock_will_wake(*lock.mutex())) count_client_syscall(sc_futex_unlock_wake);
+    lock.unlock();
 }
 
 // The counts so far, for the statistics.

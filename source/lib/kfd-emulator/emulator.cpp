@@ -171,6 +171,7 @@ device_read(int fd, void* buf, size_t count, ssize_t& result)
             result = fail(EINVAL);
         else
             result = smi_read(emu, *e->owner, *e->smi, buf, count, wake);
+        unlock_counted(lock); // leaves errno as the read set it
     }
     // After the lock is released (see read_wakeups); errno stays what the read set.
     const int saved = errno;

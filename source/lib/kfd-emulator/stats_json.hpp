@@ -73,15 +73,18 @@ enum client_syscall : unsigned
     sc_socketpair,
     sc_memfd_create,
     sc_getrlimit,
-    sc_futex_wake,      // a notify of the producer that waits for room (one FUTEX_WAKE)
-    sc_futex_lock_wait, // the lock was held by another thread (about one FUTEX_WAIT)
-    sc_thread_create,   // the producer's start: clone3, mmap, mprotect, rt_sigprocmask
+    sc_futex_wake,        // a notify of the producer that waits for room (one FUTEX_WAKE)
+    sc_futex_lock_wait,   // the lock was held by another thread (about one FUTEX_WAIT)
+    sc_futex_unlock_wake, // the read's unlock of a lock another thread waited for (FUTEX_WAKE)
+    sc_thread_create,     // the producer's start: clone3, mmap, mprotect, rt_sigprocmask
     client_syscall_kinds
 };
 // Their names in the statistics' "client_thread_syscalls".
 inline constexpr const char* client_syscall_names[client_syscall_kinds] = {
-    "getpid",     "fstat",        "recvfrom",  "sendto",     "close",           "fcntl",
-    "socketpair", "memfd_create", "getrlimit", "futex_wake", "futex_lock_wait", "thread_create"};
+    "getpid",       "fstat",      "recvfrom",        "sendto",
+    "close",        "fcntl",      "socketpair",      "memfd_create",
+    "getrlimit",    "futex_wake", "futex_lock_wait", "futex_unlock_wake",
+    "thread_create"};
 
 struct client_call_report
 {
