@@ -538,9 +538,11 @@ take_batch(record_buffer* b)
     return t;
 }
 
-// Runs the tool's callback on one batch, with no SDK lock held.
-void
-hand_to_tool(record_buffer* b, taken_batch& t) noexcept
+// Runs the tool's callback on one batch, with no SDK lock held. An exception from the
+// callback stops there; a callback that ends its thread (pthread_exit, a cancellation) unwinds
+// on: glibc aborts the process when that is swallowed.
+ROCP_CATCHES_FORCED_UNWIND void
+hand_to_tool(record_buffer* b, taken_batch& t)
 {
     auto& headers  = b->headers;
     auto& pointers = b->pointers;
@@ -567,6 +569,11 @@ hand_to_tool(record_buffer* b, taken_batch& t) noexcept
                     pointers.data(), pointers.size(), b->data, t.drops);
         b->in_callback.store(false);
     }
+    catch(abi::__forced_unwind&)
+    {
+        b->in_callback.store(false);
+        throw;
+    }
     catch(...)
     {
         b->in_callback.store(false);
@@ -577,6 +584,21 @@ hand_to_tool(record_buffer* b, taken_batch& t) noexcept
         b->warned_throw = true;
     }
 }
+
+// A tool's callback ended this thread while deliver() ran it on batch t: the records were
+// handed over (delivered, as flush counts them), and the buffer must not stay marked as
+// delivering, or no delivery would ever run again. A delivery asked for meanwhile is left to
+// the next request or flush.
+void
+end_delivery_on_thread_end(record_buffer* b, const taken_batch& t) noexcept
+{
+    std::lock_guard<std::mutex> lock{b->mutex};
+    b->delivered += t.count;
+    b->drops_reported += t.drops;
+    b->delivery_running = false;
+    b->delivery_wanted  = false;
+    b->delivered_cv.notify_all();
+}
 } // namespace
 
 // One delivery at a time per buffer keeps batches in order, but no lock is held while the
@@ -584,8 +606,8 @@ hand_to_tool(record_buffer* b, taken_batch& t) noexcept
 // round once more (it takes what was emplaced meanwhile) and returns at once. So no thread
 // ever blocks on a tool's callback here; flush() waits for its records on a condition
 // variable, with its deadline.
-void
-deliver(uint64_t buffer_id) noexcept
+ROCP_CATCHES_FORCED_UNWIND void
+deliver(uint64_t buffer_id)
 {
     auto* b = find(buffer_id);
     if(b == nullptr || inside_delivery()) return; // never nested: it would deadlock
@@ -602,7 +624,18 @@ deliver(uint64_t buffer_id) noexcept
     for(;;)
     {
         auto t = take_batch(b);
-        if(t.call) hand_to_tool(b, t);
+        if(t.call)
+        {
+            try
+            {
+                hand_to_tool(b, t);
+            }
+            catch(abi::__forced_unwind&)
+            {
+                end_delivery_on_thread_end(b, t);
+                throw;
+            }
+        }
         t.bytes.clear();
         // The storage is kept for the next batch, unless a LOSSLESS burst grew it past twice
         // the size: that one is freed and replaced by one reserved as at creation (outside the
@@ -623,6 +656,16 @@ deliver(uint64_t buffer_id) noexcept
             return;
         }
     }
+}
+
+void
+forget_scheduled_delivery(uint64_t buffer_id) noexcept
+{
+    auto* b = find(buffer_id);
+    if(b == nullptr) return;
+    std::lock_guard<std::mutex> lock{b->mutex};
+    b->scheduled = false;
+    b->delivered_cv.notify_all(); // a flush waiting for it asks again
 }
 
 rocprofiler_status_t
@@ -659,11 +702,15 @@ flush(uint64_t buffer_id, std::chrono::milliseconds timeout)
     std::unique_lock<std::mutex> lock{b->mutex};
     auto                         done = [&]
     { return (b->delivered >= target && b->drops_reported >= drops_target) || b->closed; };
+    // No delivery queued or running: the one asked for could not be scheduled, or its callback
+    // thread ended before it ran it (forget_scheduled_delivery).
+    auto unserved = [&] { return !b->scheduled && !b->delivery_running; };
     while(!done())
     {
         auto slice =
             std::min(deadline, std::chrono::steady_clock::now() + std::chrono::milliseconds{200});
-        if(b->delivered_cv.wait_until(lock, slice, done)) break;
+        b->delivered_cv.wait_until(lock, slice, [&] { return done() || unserved(); });
+        if(done()) break;
         if(std::chrono::steady_clock::now() >= deadline) return ROCPROFILER_STATUS_ERROR;
         // A delivery that could not be scheduled (callback thread gone) is retried.
         if(!b->scheduled)

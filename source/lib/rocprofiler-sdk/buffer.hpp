@@ -157,8 +157,14 @@ void request_pending_deliveries() noexcept;
 // True while this thread is inside deliver() (e.g. a tool callback that called exit()).
 bool inside_delivery() noexcept;
 
-// Called by the callback thread: hands everything pending to the tool's callback.
-void deliver(uint64_t buffer_id) noexcept;
+// Called by the callback thread: hands everything pending to the tool's callback. Throws
+// nothing but the unwind of a thread that the tool's callback ended (pthread_exit, a
+// cancellation), after which the buffer is consistent and usable.
+void deliver(uint64_t buffer_id);
+
+// A delivery of the buffer was queued on a callback thread that ended before it ran (a
+// tool's callback ended that thread): the next request or flush asks for one again.
+void forget_scheduled_delivery(uint64_t buffer_id) noexcept;
 
 // Totals since creation (for loss accounting and tests).
 struct totals

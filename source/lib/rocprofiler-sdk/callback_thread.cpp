@@ -1,6 +1,7 @@
 // MIT License - see LICENSE.
 #include "rocprofiler-sdk/callback_thread.hpp"
 #include "common/fork_reachable.hpp"
+#include "rocprofiler-sdk/api_guard.hpp"
 #include "rocprofiler-sdk/buffer.hpp"
 #include "rocprofiler-sdk/internal_threading.hpp"
 #include "rocprofiler-sdk/logging.hpp"
@@ -67,8 +68,45 @@ make_worker(size_t index)
     return w;
 }
 
+// A tool's callback ended this thread (pthread_exit, or a cancellation) inside a delivery:
+// the thread is gone for good and is not replaced (the tool asked for it to end). Its
+// buffers are then delivered by flush, as when the thread failed to start; deliveries queued
+// for it are given back to their buffers.
 void
+thread_ended_by_tool(worker* w) noexcept
+{
+    std::deque<uint64_t> orphaned;
+    {
+        std::lock_guard<std::mutex> lock{w->mutex};
+        w->running = false;
+        w->failed  = true;
+        orphaned.swap(w->queue);
+        w->idle.notify_all();
+    }
+    for(auto buffer_id : orphaned)
+        buffer::forget_scheduled_delivery(buffer_id);
+    ROCP_WARNING << "callback thread " << w->name
+                 << " was ended by a tool's callback; its buffers are delivered by flush";
+}
+
+void serve(worker* w);
+
+ROCP_CATCHES_FORCED_UNWIND void
 run(worker* w)
+{
+    try
+    {
+        serve(w);
+    }
+    catch(abi::__forced_unwind&)
+    {
+        thread_ended_by_tool(w);
+        throw; // glibc aborts the process when the unwind of a thread's end is swallowed
+    }
+}
+
+void
+serve(worker* w)
 {
     this_is_a_callback_thread = true;
     std::unique_lock<std::mutex> lock{w->mutex};

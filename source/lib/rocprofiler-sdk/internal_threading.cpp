@@ -111,6 +111,27 @@ struct signals_blocked
     sigset_t         saved{};
     bool             ok = false;
 };
+
+// An SDK thread's body. A tool's callback that ends the thread (pthread_exit, a cancellation)
+// unwinds on to the thread's end: glibc aborts the process when that unwind is swallowed.
+ROCP_CATCHES_FORCED_UNWIND void
+run_body(const char* name, const std::function<void()>& fn)
+{
+    common::thread_stack_root stack_root; // see common/fork_reachable.hpp
+    pthread_setname_np(pthread_self(), name);
+    try
+    {
+        fn();
+    }
+    catch(abi::__forced_unwind&)
+    {
+        throw;
+    }
+    catch(...)
+    {
+        ROCP_ERROR << "internal thread " << name << " stopped on an exception";
+    }
+}
 } // namespace
 
 std::unique_ptr<std::thread>
@@ -122,20 +143,8 @@ start_thread(const char* name, std::function<void()> body) noexcept
         std::unique_ptr<std::thread> thr;
         {
             signals_blocked blocked;
-            thr = std::make_unique<std::thread>(
-                [name, fn = std::move(body)]()
-                {
-                    common::thread_stack_root stack_root; // see common/fork_reachable.hpp
-                    pthread_setname_np(pthread_self(), name);
-                    try
-                    {
-                        fn();
-                    }
-                    catch(...)
-                    {
-                        ROCP_ERROR << "internal thread " << name << " stopped on an exception";
-                    }
-                });
+            thr = std::make_unique<std::thread>([name, fn = std::move(body)]()
+                                                { run_body(name, fn); });
         }
         notify(false);
         return thr;

@@ -7,6 +7,7 @@
 #include "rocprofiler-sdk/buffer.hpp"
 #include "rocprofiler-sdk/callback_thread.hpp"
 #include "rocprofiler-sdk/context.hpp"
+#include "thread_end.hpp"
 
 #include <rocprofiler-sdk/buffer_tracing.h>
 
@@ -14,6 +15,7 @@
 #include <pthread.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstring>
 #include <mutex>
@@ -41,11 +43,12 @@ struct sink
     std::mutex               mutex;
     std::condition_variable  changed;
     std::vector<test_record> records;
-    uint64_t                 drops      = 0;
-    int                      calls      = 0;
-    bool                     gate_open  = true;
-    bool                     inside     = false;
-    bool                     throw_once = false;
+    uint64_t                 drops           = 0;
+    int                      calls           = 0;
+    bool                     gate_open       = true;
+    bool                     inside          = false;
+    bool                     throw_once      = false;
+    bool                     end_thread_once = false; // pthread_exit in the callback, once
     std::string              thread_name;
     std::thread::id          thread_id;
 
@@ -89,6 +92,12 @@ sink_callback(rocprofiler_context_id_t, rocprofiler_buffer_id_t,
     {
         s->throw_once = false;
         throw std::runtime_error("tool bug");
+    }
+    if(s->end_thread_once)
+    {
+        s->end_thread_once = false;
+        lock.unlock();
+        pthread_exit(nullptr);
     }
 }
 
@@ -452,6 +461,70 @@ TEST(buffer, without_a_callback_thread_flush_delivers_on_the_flushing_thread)
     std::lock_guard<std::mutex> lock{s.mutex};
     ASSERT_EQ(s.records.size(), 1u);
     EXPECT_EQ(s.thread_id, std::this_thread::get_id());
+}
+
+// A flush that waits for records that never come fails after this instead of hanging.
+constexpr std::chrono::seconds bounded{10};
+
+// A tool's callback that ends the callback thread it runs on (pthread_exit; a cancellation
+// unwinds the same way): glibc aborts the process if the SDK swallows that unwind. The
+// thread ends; the records it was given count as delivered, and the buffer stays usable: the
+// thread is not replaced, so later records are delivered by flush on the flushing thread,
+// as when a callback thread failed to start.
+TEST(buffer, a_callback_that_ends_its_callback_thread_leaves_the_buffer_usable)
+{
+    sink     s;
+    uint64_t id = 0;
+    ASSERT_EQ(rb::create(make_context(), 1 << 20, 0, ROCPROFILER_BUFFER_POLICY_DISCARD,
+                         sink_callback, &s, &id),
+              ROCPROFILER_STATUS_SUCCESS);
+    uint64_t thread = 0; // its own thread: the default one serves the other tests
+    ASSERT_EQ(rocprofiler::callback_thread::create(&thread), ROCPROFILER_STATUS_SUCCESS);
+    ASSERT_EQ(rocprofiler::callback_thread::assign(id, thread), ROCPROFILER_STATUS_SUCCESS);
+    rocprofiler::callback_thread::start_all();
+    s.end_thread_once = true;
+    ASSERT_TRUE(put(id, 0, 1));
+    EXPECT_EQ(rb::flush(id, bounded), ROCPROFILER_STATUS_SUCCESS);
+    {
+        std::lock_guard<std::mutex> lock{s.mutex};
+        ASSERT_EQ(s.records.size(), 1u);
+        EXPECT_NE(s.thread_id, std::this_thread::get_id());
+    }
+    ASSERT_TRUE(put(id, 0, 2));
+    EXPECT_EQ(rb::flush(id, bounded), ROCPROFILER_STATUS_SUCCESS);
+    std::lock_guard<std::mutex> lock{s.mutex};
+    ASSERT_EQ(s.records.size(), 2u);
+    EXPECT_EQ(s.records[1].sequence, 2u);
+    EXPECT_EQ(s.thread_id, std::this_thread::get_id()) << "delivered by flush";
+}
+
+// The same callback run by flush on the flushing thread (no callback thread running): the
+// flushing thread ends, as the tool asked, and the buffer delivers what comes later.
+TEST(buffer, a_callback_that_ends_the_flushing_thread_leaves_the_buffer_usable)
+{
+    static sink     s; // reached from the thread body below, which captures nothing
+    static uint64_t id = 0;
+    ASSERT_EQ(rb::create(make_context(), 1 << 20, 0, ROCPROFILER_BUFFER_POLICY_DISCARD,
+                         sink_callback, &s, &id),
+              ROCPROFILER_STATUS_SUCCESS);
+    uint64_t thread = 0; // created after make_context() started the others: never running
+    ASSERT_EQ(rocprofiler::callback_thread::create(&thread), ROCPROFILER_STATUS_SUCCESS);
+    ASSERT_EQ(rocprofiler::callback_thread::assign(id, thread), ROCPROFILER_STATUS_SUCCESS);
+    s.end_thread_once = true;
+    auto flush_once   = [](void*) -> void*
+    {
+        put(id, 0, 1);
+        rb::flush(id, bounded);
+        return reinterpret_cast<void*>(1); // not reached
+    };
+    EXPECT_EQ(rocprofiler::test::value_the_thread_ended_with(flush_once), nullptr);
+    ASSERT_TRUE(put(id, 0, 2));
+    EXPECT_EQ(rb::flush(id, bounded), ROCPROFILER_STATUS_SUCCESS);
+    std::lock_guard<std::mutex> lock{s.mutex};
+    ASSERT_EQ(s.records.size(), 2u);
+    EXPECT_EQ(s.records[0].sequence, 1u);
+    EXPECT_EQ(s.records[1].sequence, 2u);
+    EXPECT_EQ(s.calls, 2);
 }
 
 TEST(buffer, flush_waits_until_drops_are_reported)
