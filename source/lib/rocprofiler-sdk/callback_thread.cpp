@@ -81,6 +81,13 @@ thread_ended_by_tool(worker* w) noexcept
         w->running = false;
         w->failed  = true;
         orphaned.swap(w->queue);
+        // Nobody joins a thread that ends on its own: detached, its resources go with it. (If
+        // start() has not stored it yet, start() detaches it: see `failed` there.)
+        if(w->thread)
+        {
+            w->thread->detach();
+            w->thread.reset();
+        }
         w->idle.notify_all();
     }
     for(auto buffer_id : orphaned)
@@ -150,7 +157,10 @@ start(worker* w)
         std::lock_guard<std::mutex> lock{w->mutex};
         if(thread)
         {
-            w->thread = std::move(thread);
+            if(w->failed)
+                thread->detach(); // a tool's callback already ended it (thread_ended_by_tool)
+            else
+                w->thread = std::move(thread);
             return;
         }
         w->running = false;
