@@ -112,13 +112,18 @@ struct signals_blocked
     bool             ok = false;
 };
 
-// An SDK thread's body. A tool's callback that ends the thread (pthread_exit, a cancellation)
-// unwinds on to the thread's end: glibc aborts the process when that unwind is swallowed.
+// An SDK thread's body. Cancellation is disabled: a request to cancel an SDK thread (a
+// tool's callback may call pthread_cancel(pthread_self())) stays pending and is never acted
+// on, so no cancellation point in the SDK's own code (a condition wait, the write of a log
+// line, in a destructor or a noexcept function) can start an unwind that would end the
+// process. A tool's callback that ends the thread with pthread_exit unwinds on to the
+// thread's end: glibc aborts the process when that unwind is swallowed.
 ROCP_CATCHES_FORCED_UNWIND void
 run_body(const char* name, const std::function<void()>& fn)
 {
     common::thread_stack_root stack_root; // see common/fork_reachable.hpp
     pthread_setname_np(pthread_self(), name);
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, nullptr);
     try
     {
         fn();

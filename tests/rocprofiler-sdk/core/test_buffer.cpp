@@ -49,6 +49,7 @@ struct sink
     bool                     inside          = false;
     bool                     throw_once      = false;
     bool                     end_thread_once = false; // pthread_exit in the callback, once
+    bool                     cancel_once     = false; // pthread_cancel of its own thread, once
     std::string              thread_name;
     std::thread::id          thread_id;
 
@@ -92,6 +93,11 @@ sink_callback(rocprofiler_context_id_t, rocprofiler_buffer_id_t,
     {
         s->throw_once = false;
         throw std::runtime_error("tool bug");
+    }
+    if(s->cancel_once)
+    {
+        s->cancel_once = false;
+        pthread_cancel(pthread_self());
     }
     if(s->end_thread_once)
     {
@@ -525,6 +531,38 @@ TEST(buffer, a_callback_that_ends_the_flushing_thread_leaves_the_buffer_usable)
     EXPECT_EQ(s.records[0].sequence, 1u);
     EXPECT_EQ(s.records[1].sequence, 2u);
     EXPECT_EQ(s.calls, 2);
+}
+
+// A callback that cancels the thread it runs on (pthread_cancel(pthread_self())) and returns:
+// SDK threads run with cancellation disabled, so the request stays pending and the thread
+// goes on serving its buffers (acted on at a cancellation point in the SDK's own code, such
+// as the write of a log line in a destructor, it would end the process).
+TEST(buffer, a_callback_that_cancels_its_callback_thread_does_not_end_it)
+{
+    sink     s;
+    uint64_t id = 0;
+    ASSERT_EQ(rb::create(make_context(), 1 << 20, 0, ROCPROFILER_BUFFER_POLICY_DISCARD,
+                         sink_callback, &s, &id),
+              ROCPROFILER_STATUS_SUCCESS);
+    uint64_t thread = 0; // its own thread: the default one serves the other tests
+    ASSERT_EQ(rocprofiler::callback_thread::create(&thread), ROCPROFILER_STATUS_SUCCESS);
+    ASSERT_EQ(rocprofiler::callback_thread::assign(id, thread), ROCPROFILER_STATUS_SUCCESS);
+    rocprofiler::callback_thread::start_all();
+    s.cancel_once = true;
+    ASSERT_TRUE(put(id, 0, 1));
+    EXPECT_EQ(rb::flush(id, bounded), ROCPROFILER_STATUS_SUCCESS);
+    std::thread::id first;
+    {
+        std::lock_guard<std::mutex> lock{s.mutex};
+        ASSERT_EQ(s.records.size(), 1u);
+        first = s.thread_id;
+    }
+    EXPECT_NE(first, std::this_thread::get_id());
+    ASSERT_TRUE(put(id, 0, 2));
+    EXPECT_EQ(rb::flush(id, bounded), ROCPROFILER_STATUS_SUCCESS);
+    std::lock_guard<std::mutex> lock{s.mutex};
+    ASSERT_EQ(s.records.size(), 2u);
+    EXPECT_EQ(s.thread_id, first) << "the same callback thread delivered both";
 }
 
 TEST(buffer, flush_waits_until_drops_are_reported)
