@@ -126,6 +126,23 @@ make_buffer(sink& s, size_t size, size_t watermark, rocprofiler_buffer_policy_t 
     return id;
 }
 
+// A DISCARD buffer served by a callback thread of its own (the default one serves the other
+// tests). `started`: the thread runs; otherwise it is never started (make_context() started
+// the threads before this one was created), as when it fails to start.
+uint64_t
+buffer_on_its_own_thread(sink& s, bool started)
+{
+    uint64_t id = 0;
+    EXPECT_EQ(rb::create(make_context(), 1 << 20, 0, ROCPROFILER_BUFFER_POLICY_DISCARD,
+                         sink_callback, &s, &id),
+              ROCPROFILER_STATUS_SUCCESS);
+    uint64_t thread = 0;
+    EXPECT_EQ(rocprofiler::callback_thread::create(&thread), ROCPROFILER_STATUS_SUCCESS);
+    EXPECT_EQ(rocprofiler::callback_thread::assign(id, thread), ROCPROFILER_STATUS_SUCCESS);
+    if(started) rocprofiler::callback_thread::start_all();
+    return id;
+}
+
 bool
 put(uint64_t buffer, uint64_t producer, uint64_t sequence)
 {
@@ -453,15 +470,8 @@ TEST(buffer, without_a_callback_thread_flush_delivers_on_the_flushing_thread)
 {
     // A buffer whose callback thread never started (e.g. it failed to): records are not
     // stuck, flush delivers them.
-    sink     s;
-    uint64_t id = 0;
-    ASSERT_EQ(rb::create(make_context(), 1 << 20, 0, ROCPROFILER_BUFFER_POLICY_DISCARD,
-                         sink_callback, &s, &id),
-              ROCPROFILER_STATUS_SUCCESS);
-    uint64_t thread = 0; // created after make_context() started the others
-    ASSERT_EQ(rocprofiler::callback_thread::create(&thread), ROCPROFILER_STATUS_SUCCESS);
-    ASSERT_EQ(rocprofiler::callback_thread::assign(id, thread), ROCPROFILER_STATUS_SUCCESS);
-    // (no start_all after create: this thread is not running)
+    sink           s;
+    const uint64_t id = buffer_on_its_own_thread(s, false);
     ASSERT_TRUE(put(id, 0, 5));
     ASSERT_EQ(rb::flush(id), ROCPROFILER_STATUS_SUCCESS);
     std::lock_guard<std::mutex> lock{s.mutex};
@@ -472,30 +482,28 @@ TEST(buffer, without_a_callback_thread_flush_delivers_on_the_flushing_thread)
 // A flush that waits for records that never come fails after this instead of hanging.
 constexpr std::chrono::seconds bounded{10};
 
-// A tool's callback that ends the callback thread it runs on (pthread_exit; a cancellation
-// unwinds the same way): glibc aborts the process if the SDK swallows that unwind. The
-// thread ends; the records it was given count as delivered, and the buffer stays usable: the
-// thread is not replaced, so later records are delivered by flush on the flushing thread,
-// as when a callback thread failed to start.
+// Puts record 1 into a new buffer `id` of sink `s` and flushes it: the thread that delivered
+// it (a default id when it was not delivered, which the caller's checks then catch).
+std::thread::id
+first_delivery(sink& s, uint64_t id)
+{
+    EXPECT_TRUE(put(id, 0, 1));
+    EXPECT_EQ(rb::flush(id, bounded), ROCPROFILER_STATUS_SUCCESS);
+    std::lock_guard<std::mutex> lock{s.mutex};
+    EXPECT_EQ(s.records.size(), 1u);
+    return s.records.size() == 1 ? s.thread_id : std::thread::id{};
+}
+
+// A tool's callback that ends the callback thread it runs on (pthread_exit): glibc aborts the
+// process if the SDK swallows that unwind. The thread ends; the records it was given count as
+// delivered, and the buffer stays usable: the thread is not replaced, so later records are
+// delivered by flush on the flushing thread, as when a callback thread failed to start.
 TEST(buffer, a_callback_that_ends_its_callback_thread_leaves_the_buffer_usable)
 {
-    sink     s;
-    uint64_t id = 0;
-    ASSERT_EQ(rb::create(make_context(), 1 << 20, 0, ROCPROFILER_BUFFER_POLICY_DISCARD,
-                         sink_callback, &s, &id),
-              ROCPROFILER_STATUS_SUCCESS);
-    uint64_t thread = 0; // its own thread: the default one serves the other tests
-    ASSERT_EQ(rocprofiler::callback_thread::create(&thread), ROCPROFILER_STATUS_SUCCESS);
-    ASSERT_EQ(rocprofiler::callback_thread::assign(id, thread), ROCPROFILER_STATUS_SUCCESS);
-    rocprofiler::callback_thread::start_all();
+    sink           s;
+    const uint64_t id = buffer_on_its_own_thread(s, true);
     s.end_thread_once = true;
-    ASSERT_TRUE(put(id, 0, 1));
-    EXPECT_EQ(rb::flush(id, bounded), ROCPROFILER_STATUS_SUCCESS);
-    {
-        std::lock_guard<std::mutex> lock{s.mutex};
-        ASSERT_EQ(s.records.size(), 1u);
-        EXPECT_NE(s.thread_id, std::this_thread::get_id());
-    }
+    EXPECT_NE(first_delivery(s, id), std::this_thread::get_id());
     ASSERT_TRUE(put(id, 0, 2));
     EXPECT_EQ(rb::flush(id, bounded), ROCPROFILER_STATUS_SUCCESS);
     std::lock_guard<std::mutex> lock{s.mutex};
@@ -509,15 +517,9 @@ TEST(buffer, a_callback_that_ends_its_callback_thread_leaves_the_buffer_usable)
 TEST(buffer, a_callback_that_ends_the_flushing_thread_leaves_the_buffer_usable)
 {
     static sink     s; // reached from the thread body below, which captures nothing
-    static uint64_t id = 0;
-    ASSERT_EQ(rb::create(make_context(), 1 << 20, 0, ROCPROFILER_BUFFER_POLICY_DISCARD,
-                         sink_callback, &s, &id),
-              ROCPROFILER_STATUS_SUCCESS);
-    uint64_t thread = 0; // created after make_context() started the others: never running
-    ASSERT_EQ(rocprofiler::callback_thread::create(&thread), ROCPROFILER_STATUS_SUCCESS);
-    ASSERT_EQ(rocprofiler::callback_thread::assign(id, thread), ROCPROFILER_STATUS_SUCCESS);
-    s.end_thread_once = true;
-    auto flush_once   = [](void*) -> void*
+    static uint64_t id = buffer_on_its_own_thread(s, false);
+    s.end_thread_once  = true;
+    auto flush_once    = [](void*) -> void*
     {
         put(id, 0, 1);
         rb::flush(id, bounded);
@@ -539,24 +541,10 @@ TEST(buffer, a_callback_that_ends_the_flushing_thread_leaves_the_buffer_usable)
 // as the write of a log line in a destructor, it would end the process).
 TEST(buffer, a_callback_that_cancels_its_callback_thread_does_not_end_it)
 {
-    sink     s;
-    uint64_t id = 0;
-    ASSERT_EQ(rb::create(make_context(), 1 << 20, 0, ROCPROFILER_BUFFER_POLICY_DISCARD,
-                         sink_callback, &s, &id),
-              ROCPROFILER_STATUS_SUCCESS);
-    uint64_t thread = 0; // its own thread: the default one serves the other tests
-    ASSERT_EQ(rocprofiler::callback_thread::create(&thread), ROCPROFILER_STATUS_SUCCESS);
-    ASSERT_EQ(rocprofiler::callback_thread::assign(id, thread), ROCPROFILER_STATUS_SUCCESS);
-    rocprofiler::callback_thread::start_all();
-    s.cancel_once = true;
-    ASSERT_TRUE(put(id, 0, 1));
-    EXPECT_EQ(rb::flush(id, bounded), ROCPROFILER_STATUS_SUCCESS);
-    std::thread::id first;
-    {
-        std::lock_guard<std::mutex> lock{s.mutex};
-        ASSERT_EQ(s.records.size(), 1u);
-        first = s.thread_id;
-    }
+    sink           s;
+    const uint64_t id           = buffer_on_its_own_thread(s, true);
+    s.cancel_once               = true;
+    const std::thread::id first = first_delivery(s, id);
     EXPECT_NE(first, std::this_thread::get_id());
     ASSERT_TRUE(put(id, 0, 2));
     EXPECT_EQ(rb::flush(id, bounded), ROCPROFILER_STATUS_SUCCESS);
