@@ -6,6 +6,8 @@
  *                        stats and stops/starts its context ("any time, from any thread")
  *   finalize-in-init     calls its finalize function from initialize, then tries to go on
  *   exit-in-callback     calls exit(42) from its first buffer callback
+ *   end-thread-in-callback ends the callback thread with pthread_exit in its first buffer
+ *                        callback (after counting its records)
  *   evil                 prints EVIL-CODE-RAN from configure (tool loading that must not happen)
  *   init-joins-thread    initialize waits for a thread of its own that calls
  *                        rocprofiler_force_configure and the loss stats
@@ -114,6 +116,9 @@ on_records(rocprofiler_context_id_t c, rocprofiler_buffer_id_t b,
     if(finalized) say("CALLBACK AFTER FINALIZE");
     __atomic_add_fetch(&records, (int)n, __ATOMIC_SEQ_CST);
     if(is_mode("exit-in-callback")) exit(42);
+    static int ended;
+    if(is_mode("end-thread-in-callback") && !__atomic_exchange_n(&ended, 1, __ATOMIC_SEQ_CST))
+        pthread_exit(NULL);
 }
 
 static void
@@ -148,8 +153,9 @@ tool_init(rocprofiler_client_finalize_t fini, void* data)
         rocprofiler_context_id_t another = {0};
         say("after own finalize: create_context=%d", (int)rocprofiler_create_context(&another));
     }
-    /* exit-in-callback: a watermark of one byte delivers at once, while main still runs */
-    size_t watermark = is_mode("exit-in-callback") ? 1 : 32768;
+    /* exit-in-callback, end-thread-in-callback: a watermark of one byte delivers at once,
+     * while main still runs */
+    size_t watermark = is_mode("exit-in-callback") || is_mode("end-thread-in-callback") ? 1 : 32768;
     int    s2        = (int)rocprofiler_create_buffer(
                   ctx, 65536, watermark, ROCPROFILER_BUFFER_POLICY_LOSSLESS, on_records, NULL, &buf);
     /* precreate-calls-api: ctx traces every operation but unmaps, which only the marker

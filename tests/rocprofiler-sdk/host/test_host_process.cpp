@@ -198,6 +198,20 @@ TEST(host_process, exit_from_a_callback_keeps_exit_status_and_finalize)
     EXPECT_EQ(lines_starting_with(r.output, "host-tool: finalize").size(), 1u) << r.output;
 }
 
+// 8b. pthread_exit from inside a buffer callback ends the SDK's callback thread, not the
+// process: the program exits normally, and the records that come later are delivered at exit
+// by the finalization's flush (on the exiting thread): none is lost.
+TEST(host_process, a_callback_that_ends_its_thread_ends_only_that_thread)
+{
+    scratch_dir dir;
+    auto        r =
+        run_traced(dir, {app_plain}, fault_log(50), {{"HOST_TOOL_MODE", "end-thread-in-callback"}});
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(contains(r.output, "was ended by a tool's callback")) << r.output;
+    EXPECT_TRUE(contains(r.output, "host-tool: finalize records=50 emitted=50 dropped=0"))
+        << r.output;
+}
+
 // 11. A tool that finalized itself configures nothing more and gets no callbacks.
 TEST(host_process, finalize_in_initialize_then_configure_returns_finalized)
 {
