@@ -166,7 +166,11 @@ device_read(int fd, void* buf, size_t count, ssize_t& result)
             lock.lock();
         }
         fd_entry* e = lookup(emu, fd);
-        if(e == nullptr) return false;
+        if(e == nullptr)
+        {
+            unlock_counted(lock); // its wake is the SDK's system call too
+            return false;
+        }
         if(e->kind == fd_kind::device)
             result = fail(EINVAL);
         else
