@@ -35,6 +35,9 @@ namespace
 // that unlock_will_wake reads must say so in each state (free, held, held with a waiter).
 TEST(ClientCalls, AnUnlockWakesOnlyWhenAnotherThreadWaited)
 {
+#if !defined(__GLIBC__)
+    GTEST_SKIP() << "reads glibc's mutex word; elsewhere unlock_will_wake says false";
+#endif
     std::mutex                   m;
     std::unique_lock<std::mutex> held{m};
     EXPECT_FALSE(unlock_will_wake(m)) << "held, nobody waits";
