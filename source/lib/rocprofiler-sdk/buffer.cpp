@@ -588,13 +588,16 @@ hand_to_tool(record_buffer* b, taken_batch& t)
 // A tool's callback ended this thread while deliver() ran it on batch t: the records were
 // handed over (delivered, as flush counts them), and the buffer must not stay marked as
 // delivering, or no delivery would ever run again. A delivery asked for meanwhile is left to
-// the next request or flush.
+// the next request or flush. The batch's storage goes back as the spare, as after any
+// delivery, so that the reader's next batch does not start in an empty storage.
 void
-end_delivery_on_thread_end(record_buffer* b, const taken_batch& t) noexcept
+end_delivery_on_thread_end(record_buffer* b, taken_batch& t) noexcept
 {
+    t.bytes.clear();
     std::lock_guard<std::mutex> lock{b->mutex};
     b->delivered += t.count;
     b->drops_reported += t.drops;
+    if(!b->destroyed) b->spare.swap(t.bytes);
     b->delivery_running = false;
     b->delivery_wanted  = false;
     b->delivered_cv.notify_all();
@@ -668,6 +671,39 @@ forget_scheduled_delivery(uint64_t buffer_id) noexcept
     b->delivered_cv.notify_all(); // a flush waiting for it asks again
 }
 
+namespace
+{
+std::atomic<bool> exiting{false};
+
+// No callback thread can deliver: deliver on the flushing thread, except where that cannot
+// be done. From inside another callback, an inline delivery cannot nest: busy, not a hang.
+// At exit, for a buffer whose callback thread a tool's callback ended: that callback would
+// end the exiting thread in the middle of exit (glibc then aborts, or the process goes on
+// without its main thread and hangs); its records are left to be counted as dropped.
+rocprofiler_status_t
+deliver_on_this_thread(record_buffer* b)
+{
+    if(inside_delivery()) return ROCPROFILER_STATUS_ERROR_BUFFER_BUSY;
+    if(exiting.load() && callback_thread::ended_by_tool(b->thread_id.load()))
+        return ROCPROFILER_STATUS_ERROR;
+    deliver(b->id);
+    return ROCPROFILER_STATUS_SUCCESS;
+}
+} // namespace
+
+void
+begin_exit() noexcept
+{
+    exiting.store(true);
+}
+
+bool
+callback_thread_ended_by_tool(uint64_t buffer_id) noexcept
+{
+    auto* b = find(buffer_id);
+    return b != nullptr && callback_thread::ended_by_tool(b->thread_id.load());
+}
+
 rocprofiler_status_t
 flush(uint64_t buffer_id, std::chrono::milliseconds timeout)
 {
@@ -691,9 +727,8 @@ flush(uint64_t buffer_id, std::chrono::milliseconds timeout)
     // flush is never called by the producer, so callbacks still never run on its thread.
     if(!request_delivery(b))
     {
-        // Inline delivery from inside another callback cannot nest: report busy, not hang.
-        if(inside_delivery()) return ROCPROFILER_STATUS_ERROR_BUFFER_BUSY;
-        deliver(buffer_id);
+        if(auto status = deliver_on_this_thread(b); status != ROCPROFILER_STATUS_SUCCESS)
+            return status;
     }
 
     auto                         deadline = (timeout == std::chrono::milliseconds::max())
@@ -718,8 +753,8 @@ flush(uint64_t buffer_id, std::chrono::milliseconds timeout)
             lock.unlock();
             if(!request_delivery(b))
             {
-                if(inside_delivery()) return ROCPROFILER_STATUS_ERROR_BUFFER_BUSY;
-                deliver(buffer_id);
+                if(auto status = deliver_on_this_thread(b); status != ROCPROFILER_STATUS_SUCCESS)
+                    return status;
             }
             lock.lock();
         }

@@ -140,6 +140,14 @@ void append_batch(uint64_t buffer_id, const record_batch& batch, uint32_t split_
 rocprofiler_status_t flush(uint64_t                  buffer_id,
                            std::chrono::milliseconds timeout = std::chrono::milliseconds::max());
 
+// Exit finalization has begun: from now on flush never delivers a buffer on the flushing
+// thread when a tool's callback ended that buffer's callback thread (flush then returns
+// ROCPROFILER_STATUS_ERROR and the records stay for close() to count).
+void begin_exit() noexcept;
+
+// True when a tool's callback ended the buffer's callback thread (and it was not restarted).
+bool callback_thread_ended_by_tool(uint64_t buffer_id) noexcept;
+
 // Flushes, then destroys. Records emplaced later are dropped.
 rocprofiler_status_t destroy(uint64_t buffer_id);
 

@@ -13,6 +13,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <string>
 #include <thread>
 
@@ -26,10 +27,11 @@ struct worker
     std::condition_variable      wake;
     std::condition_variable      idle;
     std::deque<uint64_t>         queue; // buffer ids; each buffer is queued at most once
-    bool                         stopping = false;
-    bool                         running  = false; // OS thread started and not finished
-    bool                         failed   = false; // the OS thread could not be started
-    std::thread::id              os_id    = {};
+    bool                         stopping      = false;
+    bool                         running       = false; // OS thread started and not finished
+    bool                         failed        = false; // not started, or ended by a tool
+    bool                         ended_by_tool = false; // a tool's callback ended the thread
+    std::thread::id              os_id         = {};
     std::unique_ptr<std::thread> thread;
     char                         name[16] = {};
 };
@@ -75,11 +77,15 @@ make_worker(size_t index)
 void
 thread_ended_by_tool(worker* w) noexcept
 {
+    // First: whoever sees this thread gone (a flush, exit) then sees the line written.
+    ROCP_WARNING << "callback thread " << w->name
+                 << " was ended by a tool's callback; its buffers are delivered by flush";
     std::deque<uint64_t> orphaned;
     {
         std::lock_guard<std::mutex> lock{w->mutex};
-        w->running = false;
-        w->failed  = true;
+        w->running       = false;
+        w->failed        = true;
+        w->ended_by_tool = true;
         orphaned.swap(w->queue);
         // Nobody joins a thread that ends on its own: detached, its resources go with it. (If
         // start() has not stored it yet, start() detaches it: see `failed` there.)
@@ -92,8 +98,6 @@ thread_ended_by_tool(worker* w) noexcept
     }
     for(auto buffer_id : orphaned)
         buffer::forget_scheduled_delivery(buffer_id);
-    ROCP_WARNING << "callback thread " << w->name
-                 << " was ended by a tool's callback; its buffers are delivered by flush";
 }
 
 void serve(worker* w);
@@ -200,6 +204,42 @@ start_all() noexcept
     {
         ROCP_ERROR << "cannot start the callback threads";
     }
+}
+
+void
+restart_ended_by_tool() noexcept
+{
+    for(size_t i = 0; i < max_threads; ++i)
+    {
+        auto* w = get(i);
+        if(w == nullptr) continue;
+        {
+            std::lock_guard<std::mutex> lock{w->mutex};
+            if(!w->ended_by_tool || w->stopping) continue;
+            w->failed        = false;
+            w->ended_by_tool = false;
+        }
+        try
+        {
+            start(w); // nothing is queued: its queue was given back when it ended
+        }
+        catch(const std::bad_alloc&)
+        {
+            std::lock_guard<std::mutex> lock{w->mutex};
+            w->failed = true;
+        }
+        std::lock_guard<std::mutex> lock{w->mutex};
+        if(w->failed) w->ended_by_tool = true; // not started: still never delivered inline
+    }
+}
+
+bool
+ended_by_tool(uint64_t thread_id) noexcept
+{
+    auto* w = get(thread_id);
+    if(w == nullptr) return false;
+    std::lock_guard<std::mutex> lock{w->mutex};
+    return w->ended_by_tool;
 }
 
 void

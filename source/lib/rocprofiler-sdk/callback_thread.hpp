@@ -23,6 +23,14 @@ rocprofiler_status_t create(uint64_t* thread_id);
 // thread-creation notifications never run on the KFD reader thread. Idempotent.
 void start_all() noexcept;
 
+// At exit: starts a new OS thread for every callback thread that a tool's callback ended
+// (pthread_exit), so that its buffers are delivered on a thread of the SDK's rather than
+// on the exiting thread, which such a callback would end in the middle of exit.
+void restart_ended_by_tool() noexcept;
+
+// True when a tool's callback ended callback thread `thread_id` and it was not restarted.
+bool ended_by_tool(uint64_t thread_id) noexcept;
+
 // Runs after every delivery on a callback thread, outside any tool callback (used for
 // finalizations a tool asked for from inside its own callback).
 void set_after_delivery_hook(void (*hook)()) noexcept;

@@ -35,7 +35,8 @@ namespace
 enum class finish_state : uint8_t
 {
     not_started,
-    running, // on thread `finisher`
+    running,     // on thread `finisher`
+    interrupted, // a tool's callback ended the finishing thread: exit finishes it
     done,
 };
 
@@ -49,8 +50,9 @@ struct client
     void*                         tool_data  = nullptr;
     std::atomic<bool>             active{false}; // configured and initialized
     std::atomic<bool>             finalized{false};
-    finish_state                  finish   = finish_state::not_started;
-    pthread_t                     finisher = {};
+    finish_state                  finish          = finish_state::not_started;
+    pthread_t                     finisher        = {};
+    bool                          finalize_called = false;   // its finalize runs at most once
     std::atomic<bool>             finalize_requested{false}; // asked from its own callback
 };
 
@@ -377,12 +379,15 @@ using common::remaining;
 // would run concurrently with its own callback (a tool freeing its state in finalize would
 // pull it from under that callback). Records never delivered are counted as dropped.
 // `at_exit`: the event sources were already drained by the caller.
-void
+ROCP_CATCHES_FORCED_UNWIND void
 finish_client_now(client& c, bool at_exit, deadline_t deadline)
 {
     mark_finalized(c.id);
     // Events the kernel queued before this point still belong to the tool's contexts.
     if(!at_exit) kfd::service::drain_now();
+    // A callback thread that a tool's callback ended gets a new one at exit: its buffers are
+    // then delivered there, never on the exiting thread (see buffer::begin_exit).
+    if(at_exit) callback_thread::restart_ended_by_tool();
     context::stop_all(c.id);
     bool callback_stuck = false;
     for(size_t i = 1; i <= buffer::count(); ++i)
@@ -390,6 +395,15 @@ finish_client_now(client& c, bool at_exit, deadline_t deadline)
         auto* ctx = context::find(buffer::owner_context(i));
         if(ctx == nullptr || ctx->client != c.id) continue;
         auto status = buffer::flush(i, remaining(deadline));
+        // At exit the callback may end its thread in this very flush: started again, a few
+        // times at most (each such callback was handed every record pending then).
+        for(int restarts = 0; at_exit && restarts < 4 && status == ROCPROFILER_STATUS_ERROR &&
+                              buffer::callback_thread_ended_by_tool(i);
+            ++restarts)
+        {
+            callback_thread::restart_ended_by_tool();
+            status = buffer::flush(i, remaining(deadline));
+        }
         // On this buffer's own callback thread (a finalization deferred from a callback):
         // nothing is being delivered now, so deliver here.
         // (Inside a callback, e.g. exit() called from one, nothing more can be delivered.)
@@ -401,7 +415,11 @@ finish_client_now(client& c, bool at_exit, deadline_t deadline)
             else
                 buffer::deliver(i);
         }
-        if(status == ROCPROFILER_STATUS_ERROR)
+        if(status == ROCPROFILER_STATUS_ERROR && buffer::callback_thread_ended_by_tool(i))
+            ROCP_WARNING << "buffer " << i << ": the tool's callback ended its callback thread "
+                         << "at exit; the rest of its records are dropped (a callback that "
+                            "ends its thread is never run on the exiting thread)";
+        else if(status == ROCPROFILER_STATUS_ERROR)
             ROCP_WARNING << "buffer " << i << " was not delivered by the finalization deadline ("
                          << finalize_timeout().count()
                          << " ms); the rest of its records are dropped";
@@ -420,11 +438,16 @@ finish_client_now(client& c, bool at_exit, deadline_t deadline)
                         "finalize is not called (it would run concurrently with that callback)";
         return;
     }
-    if(c.active.load() && c.finalize != nullptr)
+    if(c.active.load() && c.finalize != nullptr && !c.finalize_called)
     {
+        c.finalize_called = true;
         try
         {
             c.finalize(c.tool_data);
+        }
+        catch(abi::__forced_unwind&)
+        {
+            throw; // it ended its thread (pthread_exit): see finish_client
         }
         catch(...)
         {
@@ -437,20 +460,26 @@ finish_client_now(client& c, bool at_exit, deadline_t deadline)
 // one finalizes it returns at once (the finishing thread, in the tool's finalize, may be
 // waiting for it), except at exit, which waits for it until the deadline: the process must
 // not go on exiting in the middle of a tool's finalize.
+// A tool's callback (or finalize) may end the finishing thread with pthread_exit, in a
+// delivery made here: the finalization is then left `interrupted`, nobody waits for it, and
+// exit finishes it (its remaining records delivered on a restarted callback thread, its
+// finalize called if it had not run).
 void
 finish_client(client& c, bool at_exit, deadline_t deadline)
 {
     {
         std::unique_lock<std::mutex> lock{life().mutex};
-        if(c.finish != finish_state::not_started)
+        bool                         redo = at_exit && c.finish == finish_state::interrupted;
+        if(c.finish != finish_state::not_started && !redo)
         {
             if(at_exit && c.finish == finish_state::running &&
                pthread_equal(c.finisher, pthread_self()) == 0)
                 life().changed.wait_until(lock, deadline,
-                                          [&] { return c.finish == finish_state::done; });
-            return;
+                                          [&] { return c.finish != finish_state::running; });
+            if(c.finish != finish_state::interrupted || !at_exit) return;
+            redo = true; // interrupted while exit waited for it
         }
-        if(c.finalized.exchange(true)) // withdrawn when its initialize failed
+        if(!redo && c.finalized.exchange(true)) // withdrawn when its initialize failed
         {
             c.finish = finish_state::done;
             return;
@@ -458,16 +487,26 @@ finish_client(client& c, bool at_exit, deadline_t deadline)
         c.finish   = finish_state::running;
         c.finisher = pthread_self();
     }
+    // Runs on the way out too, when a tool's callback ends this thread in the middle.
+    struct end_of_finish
+    {
+        client& c;
+        bool    completed = false;
+        ~end_of_finish()
+        {
+            std::lock_guard<std::mutex> lock{life().mutex};
+            c.finish = completed ? finish_state::done : finish_state::interrupted;
+            life().changed.notify_all();
+        }
+    } end{c};
     finish_client_now(c, at_exit, deadline);
-    std::lock_guard<std::mutex> lock{life().mutex};
-    c.finish = finish_state::done;
-    life().changed.notify_all();
+    end.completed = true;
 }
 
 // Finalizations a tool asked for where they could not run at once: from inside its own
 // callback (they would wait for that very callback; run on the callback thread after the
 // delivery) or from another thread while tools initialize (run by initialize() at its end).
-void
+ROCP_CATCHES_FORCED_UNWIND void
 run_deferred_finalizations()
 {
     if(!deferred_finalizations.load()) return;
@@ -487,12 +526,16 @@ run_deferred_finalizations()
                     finish_client(c, false, std::chrono::steady_clock::now() + finalize_timeout());
             });
     }
+    catch(abi::__forced_unwind&)
+    {
+        throw; // a tool's callback ended this callback thread: the thread's end handles it
+    }
     catch(...)
     {
     }
 }
 
-void
+ROCP_CATCHES_FORCED_UNWIND void
 finalize_client(rocprofiler_client_id_t id)
 {
     try
@@ -520,6 +563,10 @@ finalize_client(rocprofiler_client_id_t id)
             }
         }
         finish_client(*target, false, std::chrono::steady_clock::now() + finalize_timeout());
+    }
+    catch(abi::__forced_unwind&)
+    {
+        throw; // a callback delivered here ended the tool's own thread, as it asked
     }
     catch(...)
     {
@@ -731,6 +778,9 @@ finalize() noexcept
             }
             set_phase(phase::finalizing);
         }
+        // 0. No buffer is delivered on this exiting thread by a callback known to end its
+        // thread (finish_client_now restarts the callback threads such callbacks ended).
+        buffer::begin_exit();
         // 1. Drain the event sources while contexts are still active.
         kfd::service::shutdown(remaining(deadline));
         // 2. Per tool: stop contexts, deliver buffers, call finalize.

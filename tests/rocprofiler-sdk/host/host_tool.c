@@ -8,6 +8,14 @@
  *   exit-in-callback     calls exit(42) from its first buffer callback
  *   end-thread-in-callback ends the callback thread with pthread_exit in its first buffer
  *                        callback (after counting its records)
+ *   end-thread-in-every-callback  every callback ends its thread (pthread_exit); a second
+ *                        buffer, never full, is first delivered at exit
+ *   finalize-then-end-thread  the first callback waits until all 100 events were read,
+ *                        then calls its finalize function (deferred to after the callback);
+ *                        the second buffer's callback, first run by that finalization on the
+ *                        callback thread, ends the thread (pthread_exit); once that thread
+ *                        is gone, a thread of the tool's calls exit(0) (for a program that
+ *                        never exits on its own: its exit cannot overtake the finalization)
  *   evil                 prints EVIL-CODE-RAN from configure (tool loading that must not happen)
  *   init-joins-thread    initialize waits for a thread of its own that calls
  *                        rocprofiler_force_configure and the loss stats
@@ -17,6 +25,7 @@
  *                        rocprofiler_force_configure and the tool's finalize function
  * (the last three hang if the SDK holds a lock while it runs initialize or finalize)
  * At finalize it prints the records it received and the SDK's loss counters. */
+#define _GNU_SOURCE /* gettid */
 #include <rocprofiler-sdk/ext/kfd.h>
 #include <rocprofiler-sdk/registration.h>
 #include <rocprofiler-sdk/rocprofiler.h>
@@ -50,6 +59,11 @@ static rocprofiler_context_id_t ctx  = {0};
  * the log waits for its mask bit (unmap, id b) so no event flows before the restart ends */
 static rocprofiler_context_id_t marker_ctx = {0};
 static rocprofiler_buffer_id_t  buf        = {0};
+/* end-thread-in-every-callback, finalize-then-end-thread: a second context into a buffer
+ * that no watermark delivers (only a flush does). Started first, it sees every event; the
+ * first context misses those that come before its own start. */
+static rocprofiler_context_id_t late_ctx = {0};
+static rocprofiler_buffer_id_t  late_buf = {0};
 static rocprofiler_client_id_t* my_id;
 static volatile int             records;
 static volatile int             finalized;
@@ -104,6 +118,41 @@ run_worker_and_join(const char* where)
     pthread_join(t, NULL);
 }
 
+/* finalize-then-end-thread: the thread that the second buffer's callback ended */
+static long ended_tid;
+
+/* Ends the program once the thread ended_tid is gone (bounded: 10 s, then status 3). */
+static void*
+exit_after_thread_end(void* arg)
+{
+    (void)arg;
+    for(int i = 0; i < 10000; ++i)
+    {
+        long tid = __atomic_load_n(&ended_tid, __ATOMIC_SEQ_CST);
+        char path[64];
+        snprintf(path, sizeof(path), "/proc/self/task/%ld", tid);
+        if(tid != 0 && access(path, F_OK) != 0) exit(0);
+        usleep(1000);
+    }
+    say("the callback thread never ended");
+    exit(3);
+}
+
+/* A gate on the SDK's own count, bounded: 10 s without the events fails the test. */
+static void
+wait_until_received(unsigned long n)
+{
+    for(int i = 0; i < 10000; ++i)
+    {
+        rocprofiler_kfd_loss_stats_t s = {0};
+        s.size                         = sizeof(s);
+        rocprofiler_kfd_get_loss_stats(ROCPROFILER_KFD_ALL_GPUS, &s);
+        if(s.events_received >= n) return;
+        usleep(1000);
+    }
+    say("events_received never reached %lu", n);
+}
+
 static void
 on_records(rocprofiler_context_id_t c, rocprofiler_buffer_id_t b,
            rocprofiler_record_header_t** headers, size_t n, void* data, uint64_t drops)
@@ -119,6 +168,21 @@ on_records(rocprofiler_context_id_t c, rocprofiler_buffer_id_t b,
     static int ended;
     if(is_mode("end-thread-in-callback") && !__atomic_exchange_n(&ended, 1, __ATOMIC_SEQ_CST))
         pthread_exit(NULL);
+    if(is_mode("end-thread-in-every-callback")) pthread_exit(NULL);
+    if(is_mode("finalize-then-end-thread"))
+    {
+        static int asked;
+        if(b.handle == late_buf.handle)
+        {
+            __atomic_store_n(&ended_tid, (long)gettid(), __ATOMIC_SEQ_CST);
+            pthread_exit(NULL);
+        }
+        if(!__atomic_exchange_n(&asked, 1, __ATOMIC_SEQ_CST))
+        {
+            wait_until_received(100);
+            my_fini(*my_id);
+        }
+    }
 }
 
 static void
@@ -155,7 +219,11 @@ tool_init(rocprofiler_client_finalize_t fini, void* data)
     }
     /* exit-in-callback, end-thread-in-callback: a watermark of one byte delivers at once,
      * while main still runs */
-    size_t watermark = is_mode("exit-in-callback") || is_mode("end-thread-in-callback") ? 1 : 32768;
+    size_t watermark = is_mode("exit-in-callback") || is_mode("end-thread-in-callback") ||
+                               is_mode("end-thread-in-every-callback") ||
+                               is_mode("finalize-then-end-thread")
+                           ? 1
+                           : 32768;
     int    s2        = (int)rocprofiler_create_buffer(
                   ctx, 65536, watermark, ROCPROFILER_BUFFER_POLICY_LOSSLESS, on_records, NULL, &buf);
     /* precreate-calls-api: ctx traces every operation but unmaps, which only the marker
@@ -183,6 +251,21 @@ tool_init(rocprofiler_client_finalize_t fini, void* data)
             marker_ctx, ROCPROFILER_BUFFER_TRACING_PAGE_MIGRATION, &unmap, 1, marker_buf);
         say("marker create_buffer=%d configure=%d", m1, m2);
         precreate_armed = 1; /* the reader thread is created by this first start */
+    }
+    if(is_mode("end-thread-in-every-callback") || is_mode("finalize-then-end-thread"))
+    {
+        rocprofiler_create_context(&late_ctx);
+        int l1 = (int)rocprofiler_create_buffer(late_ctx, 65536, 65536,
+                                                ROCPROFILER_BUFFER_POLICY_LOSSLESS, on_records,
+                                                NULL, &late_buf);
+        int l2 = (int)rocprofiler_configure_buffer_tracing_service(
+            late_ctx, ROCPROFILER_BUFFER_TRACING_PAGE_MIGRATION, NULL, 0, late_buf);
+        int l3 = (int)rocprofiler_start_context(late_ctx);
+        say("late create_buffer=%d configure=%d start=%d", l1, l2, l3);
+        pthread_t t;
+        if(is_mode("finalize-then-end-thread") &&
+           pthread_create(&t, NULL, exit_after_thread_end, NULL) == 0)
+            pthread_detach(t);
     }
     int s4 = (int)rocprofiler_start_context(ctx);
     say("initialize create_buffer=%d configure=%d start=%d", s2, s3, s4);

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -210,6 +211,67 @@ TEST(host_process, a_callback_that_ends_its_thread_ends_only_that_thread)
     EXPECT_TRUE(contains(r.output, "was ended by a tool's callback")) << r.output;
     EXPECT_TRUE(contains(r.output, "host-tool: finalize records=50 emitted=50 dropped=0"))
         << r.output;
+}
+
+namespace
+{
+// The numbers on the tool's finalize line: records it received, and the SDK's counts.
+struct finalize_counts
+{
+    long records = -1, emitted = -1, dropped = -1;
+};
+
+finalize_counts
+counts_at_finalize(const std::string& output)
+{
+    finalize_counts c;
+    auto            lines = lines_starting_with(output, "host-tool: finalize records=");
+    if(lines.size() == 1)
+        std::sscanf(lines[0].c_str(), "host-tool: finalize records=%ld emitted=%ld dropped=%ld",
+                    &c.records, &c.emitted, &c.dropped);
+    return c;
+}
+} // namespace
+
+// 8c. A tool whose every callback ends its thread: the callback thread it ended is started
+// again at exit, so that its buffers are never delivered on the exiting thread (such a
+// callback would end it in the middle of exit: glibc aborts, or the process hangs without its
+// main thread). The program exits normally, the tool's finalize runs once, and every record is
+// either delivered or counted as dropped (which, depends on when the first callback ran).
+TEST(host_process, a_callback_that_always_ends_its_thread_never_runs_on_the_exiting_thread)
+{
+    scratch_dir dir;
+    auto        r  = run_traced(dir, {app_plain}, fault_log(50),
+                                {{"HOST_TOOL_MODE", "end-thread-in-every-callback"}});
+    auto        at = counts_at_finalize(r.output);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(contains(r.output, "was ended by a tool's callback")) << r.output;
+    // 50 records in the buffer whose context started first, up to 50 in the other one
+    EXPECT_GE(at.emitted, 50) << r.output;
+    EXPECT_LE(at.emitted, 100) << r.output;
+    EXPECT_EQ(at.records + at.dropped, at.emitted) << r.output;
+    EXPECT_GE(at.records, 1) << r.output;
+}
+
+// 8d. A tool that asks for its finalization from a callback: it runs on the callback thread
+// after the callback, and delivers the tool's other buffer there; that buffer's callback ends
+// the thread. The program (which never exits on its own) is ended by the tool once that
+// thread is gone. The finalization is finished at exit: the tool's finalize runs once, and
+// every record was delivered (the ones handed to the callback that ended the thread count).
+TEST(host_process, a_callback_that_ends_the_thread_of_a_deferred_finalization)
+{
+    scratch_dir dir;
+    auto        r = run_traced(
+               dir, {wait_app}, fault_log(50),
+               {{"HOST_TOOL_MODE", "finalize-then-end-thread"}, {"KFD_EMULATOR_EXIT_TIMEOUT_MS", "0"}});
+    auto at = counts_at_finalize(r.output);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(contains(r.output, "was ended by a tool's callback")) << r.output;
+    EXPECT_FALSE(contains(r.output, "events_received never reached")) << r.output;
+    EXPECT_GE(at.emitted, 50) << r.output; // as in 8c
+    EXPECT_LE(at.emitted, 100) << r.output;
+    EXPECT_EQ(at.records, at.emitted) << r.output;
+    EXPECT_EQ(at.dropped, 0) << r.output;
 }
 
 // 11. A tool that finalized itself configures nothing more and gets no callbacks.
