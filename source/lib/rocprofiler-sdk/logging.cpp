@@ -3,6 +3,7 @@
 #include "rocprofiler-sdk/env.hpp"
 
 #include <strings.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -60,9 +61,26 @@ write_all(const char* text, size_t size) noexcept
         size -= static_cast<size_t>(n);
     }
 }
+
+// Writes `text` then `end` with one system call (a line is never interleaved with another
+// thread's when stderr takes it whole); what a short write leaves is written after it.
+void
+write_line(const char* text, size_t size, const char* end, size_t end_size) noexcept
+{
+    iovec   parts[2] = {{const_cast<char*>(text), size}, {const_cast<char*>(end), end_size}};
+    ssize_t n        = -1;
+    do
+        n = ::writev(STDERR_FILENO, parts, 2);
+    while(n < 0 && errno == EINTR);
+    if(n < 0) return;
+    auto written = static_cast<size_t>(n);
+    if(written < size) write_all(text + written, size - written);
+    const size_t of_end = written > size ? written - size : 0;
+    write_all(end + of_end, end_size - of_end);
+}
 } // namespace
 
-line::line(int lvl, const char* file, int line_number)
+line::line(int lvl, const char* file, int line_number) noexcept
     : m_level{lvl}, m_file{file}, m_line{line_number}
 {
     timespec now{};
@@ -70,24 +88,28 @@ line::line(int lvl, const char* file, int line_number)
     tm utc{};
     gmtime_r(&now.tv_sec, &utc);
     const char* base = std::strrchr(m_file, '/');
-    fmt::format_to(std::back_inserter(m_text),
-                   "rocprofiler-sdk[{}] {} {:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}Z {}:{}: ",
-                   static_cast<long>(::getpid()), level_letter(lvl), utc.tm_year + 1900,
-                   utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec,
-                   static_cast<long>(now.tv_nsec / 1000), base ? base + 1 : m_file, m_line);
+    try // under the 500 inline bytes unless a file name is very long
+    {
+        fmt::format_to(std::back_inserter(m_text),
+                       "rocprofiler-sdk[{}] {} {:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}Z {}:{}: ",
+                       static_cast<long>(::getpid()), level_letter(lvl), utc.tm_year + 1900,
+                       utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec,
+                       static_cast<long>(now.tv_nsec / 1000), base ? base + 1 : m_file, m_line);
+    }
+    catch(...)
+    {
+        m_cut_short = true;
+    }
 }
 
 line::~line()
 {
-    try
-    {
-        int saved = errno; // logging never changes what the caller sees in errno
-        m_text.push_back('\n');
-        write_all(m_text.data(), m_text.size());
-        errno = saved;
-    }
-    catch(...)
-    {
-    }
+    static constexpr char cut_short[] = " [log line cut short: out of memory]\n";
+    const int             saved       = errno; // logging never changes the caller's errno
+    if(m_cut_short)
+        write_line(m_text.data(), m_text.size(), cut_short, sizeof(cut_short) - 1);
+    else
+        write_line(m_text.data(), m_text.size(), "\n", 1);
+    errno = saved;
 }
 } // namespace rocprofiler::logging

@@ -1,6 +1,6 @@
 // MIT License - see LICENSE.
 //
-// Logging for the SDK: one line per message, written to stderr with a single write(2):
+// Logging for the SDK: one line per message, written to stderr with one system call (writev):
 //   rocprofiler-sdk[<pid>] W 2026-12-01T08:40:12.345678Z reader.cpp:57: <message>
 // No glog, no iostream: a host program that carries its own glog (static or shared,
 // initialized or not, any stderrthreshold) neither breaks nor silences the SDK. The level is
@@ -35,18 +35,29 @@ enabled(int lvl)
     return lvl >= threshold();
 }
 
-// Collects one message and writes it as a single line when destroyed.
+// Collects one message and writes it as a single line when destroyed. Never throws: a message
+// past the buffer's 500 inline bytes allocates, and if that fails (out of memory) the line is
+// written as far as it got, marked as cut short. (SDK code logs inside noexcept functions,
+// where an escaping bad_alloc would terminate the host.)
 class line
 {
 public:
-    line(int lvl, const char* file, int line_number);
+    line(int lvl, const char* file, int line_number) noexcept;
     ~line();
     line(const line&)            = delete;
     line& operator=(const line&) = delete;
 
-    template <typename T> line& operator<<(const T& value)
+    template <typename T> line& operator<<(const T& value) noexcept
     {
-        fmt::format_to(std::back_inserter(m_text), "{}", value);
+        if(m_cut_short) return *this;
+        try
+        {
+            fmt::format_to(std::back_inserter(m_text), "{}", value);
+        }
+        catch(...) // std::bad_alloc: keep what was written, drop the rest
+        {
+            m_cut_short = true;
+        }
         return *this;
     }
 
@@ -55,6 +66,7 @@ private:
     const char*        m_file;
     int                m_line;
     fmt::memory_buffer m_text; // fmt: no locale, no iostream state
+    bool               m_cut_short = false;
 };
 
 // Makes `cond ? (void)0 : voidify() & line(...) << ...` well-formed.

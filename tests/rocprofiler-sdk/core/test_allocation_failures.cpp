@@ -10,6 +10,7 @@
 #include "rocprofiler-sdk/internal_threading.hpp"
 #include "rocprofiler-sdk/kfd/device.hpp"
 #include "rocprofiler-sdk/kfd/reader.hpp"
+#include "rocprofiler-sdk/logging.hpp"
 
 #include <rocprofiler-sdk/internal_threading.h>
 #include <rocprofiler-sdk/rocprofiler.h>
@@ -17,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -194,4 +196,68 @@ TEST(allocation_failures, running_the_reader)
         });
     EXPECT_GE(injected, 2u); // at least the read buffer and the poll list
     EXPECT_GT(completed, 0u);
+}
+
+namespace
+{
+// Runs `log` with stderr sent to a temporary file; returns what was written there.
+template <typename F>
+std::string
+stderr_of(F&& log)
+{
+    FILE* file  = tmpfile();
+    int   saved = dup(STDERR_FILENO);
+    EXPECT_NE(file, nullptr);
+    EXPECT_GE(saved, 0);
+    if(file == nullptr || saved < 0) return {};
+    dup2(fileno(file), STDERR_FILENO);
+    log();
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    std::string text(static_cast<size_t>(ftell(file) >= 0 ? lseek(fileno(file), 0, SEEK_END) : 0),
+                     '\0');
+    EXPECT_EQ(pread(fileno(file), text.data(), text.size(), 0), static_cast<ssize_t>(text.size()));
+    fclose(file);
+    return text;
+}
+
+// A noexcept function that logs a line past the log buffer's 500 inline bytes (one that
+// names a long path, say): a bad_alloc escaping it would call std::terminate.
+void
+log_a_long_line(const std::string& long_value) noexcept
+{
+    ROCP_WARNING << "value: " << long_value << " (end)";
+}
+} // namespace
+
+// A log line that runs out of memory is written as far as it got and marked as cut short:
+// one line, never an exception out of the noexcept code that logs it.
+TEST(allocation_failures, logging_a_long_line)
+{
+    const std::string long_value(2000, 'v');
+    size_t            cut = 0, whole = 0;
+    auto              injected = sweep(
+        [&]
+        {
+            auto text = stderr_of(
+                [&]
+                {
+                    log_a_long_line(long_value);
+                    g_armed.store(false); // capturing and checking allocate
+                });
+            ASSERT_FALSE(text.empty());
+            EXPECT_EQ(text.back(), '\n');
+            EXPECT_EQ(text.find('\n'), text.size() - 1) << "one line";
+            EXPECT_NE(text.find("rocprofiler-sdk["), std::string::npos) << text;
+            if(text.find(" (end)\n") != std::string::npos)
+                ++whole;
+            else if(text.find(" [log line cut short: out of memory]\n") != std::string::npos)
+                ++cut;
+            else
+                ADD_FAILURE() << "neither whole nor marked as cut short: " << text;
+            g_armed.store(true);
+        });
+    EXPECT_GE(injected, 1u); // at least the buffer's growth past its inline bytes
+    EXPECT_GE(cut, 1u);
+    EXPECT_EQ(whole, 1u); // the last run, where nothing failed
 }
