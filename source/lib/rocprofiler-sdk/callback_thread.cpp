@@ -71,15 +71,17 @@ make_worker(size_t index)
 }
 
 // A tool's callback ended this thread (pthread_exit, or a cancellation) inside a delivery:
-// the thread is gone for good and is not replaced (the tool asked for it to end). Its
+// the thread is not replaced while the program runs (the tool asked for it to end). Its
 // buffers are then delivered by flush, as when the thread failed to start; deliveries queued
-// for it are given back to their buffers.
+// for it are given back to their buffers. At exit it is started again
+// (restart_ended_by_tool), so that such a callback never runs on the exiting thread.
 void
 thread_ended_by_tool(worker* w) noexcept
 {
     // First: whoever sees this thread gone (a flush, exit) then sees the line written.
     ROCP_WARNING << "callback thread " << w->name
-                 << " was ended by a tool's callback; its buffers are delivered by flush";
+                 << " was ended by a tool's callback; its buffers are delivered by flush "
+                    "(at exit, by a thread started again)";
     std::deque<uint64_t> orphaned;
     {
         std::lock_guard<std::mutex> lock{w->mutex};
@@ -144,8 +146,12 @@ serve(worker* w)
 
 // The thread is created without the worker's lock held: creating it runs the tools'
 // thread notifications, which may call any API (a buffer flush takes this lock).
+// `after_tool_end`: the thread a tool's callback ended is started again at exit. Until it is
+// stored, ended_by_tool stays set (a flush at exit then never delivers its buffers on the
+// exiting thread); if it cannot be created, deliveries queued for it meanwhile are given back
+// to their buffers, not run here on the exiting thread.
 void
-start(worker* w)
+start(worker* w, bool after_tool_end = false)
 {
     // First: libstdc++'s deque allocates when constructed. A bad_alloc thrown later, while
     // the thread below is joinable, would destroy it (std::terminate); thrown here, it
@@ -164,7 +170,10 @@ start(worker* w)
             if(w->failed)
                 thread->detach(); // a tool's callback already ended it (thread_ended_by_tool)
             else
+            {
                 w->thread = std::move(thread);
+                if(after_tool_end) w->ended_by_tool = false;
+            }
             return;
         }
         w->running = false;
@@ -172,7 +181,12 @@ start(worker* w)
         orphaned.swap(w->queue);
     }
     for(auto buffer_id : orphaned)
-        buffer::deliver(buffer_id); // queued for a thread that never came: not on a producer
+    {
+        if(after_tool_end)
+            buffer::forget_scheduled_delivery(buffer_id);
+        else
+            buffer::deliver(buffer_id); // queued for a thread that never came: not on a producer
+    }
 }
 } // namespace
 
@@ -216,20 +230,17 @@ restart_ended_by_tool() noexcept
         {
             std::lock_guard<std::mutex> lock{w->mutex};
             if(!w->ended_by_tool || w->stopping) continue;
-            w->failed        = false;
-            w->ended_by_tool = false;
+            w->failed = false; // ended_by_tool stays set until the new thread is stored
         }
         try
         {
-            start(w); // nothing is queued: its queue was given back when it ended
+            start(w, true);
         }
-        catch(const std::bad_alloc&)
+        catch(const std::bad_alloc&) // before anything was queued for it (see start)
         {
             std::lock_guard<std::mutex> lock{w->mutex};
             w->failed = true;
         }
-        std::lock_guard<std::mutex> lock{w->mutex};
-        if(w->failed) w->ended_by_tool = true; // not started: still never delivered inline
     }
 }
 

@@ -118,6 +118,9 @@ run_worker_and_join(const char* where)
     pthread_join(t, NULL);
 }
 
+/* end-thread-in-every-callback: records handed to the second buffer's callback (at exit) */
+static int late_records;
+
 /* finalize-then-end-thread: the thread that the second buffer's callback ended */
 static long ended_tid;
 
@@ -168,7 +171,12 @@ on_records(rocprofiler_context_id_t c, rocprofiler_buffer_id_t b,
     static int ended;
     if(is_mode("end-thread-in-callback") && !__atomic_exchange_n(&ended, 1, __ATOMIC_SEQ_CST))
         pthread_exit(NULL);
-    if(is_mode("end-thread-in-every-callback")) pthread_exit(NULL);
+    if(is_mode("end-thread-in-every-callback"))
+    {
+        if(b.handle == late_buf.handle) __atomic_add_fetch(&late_records, (int)n, __ATOMIC_SEQ_CST);
+        if(gettid() == getpid()) say("CALLBACK ON THE MAIN THREAD");
+        pthread_exit(NULL);
+    }
     if(is_mode("finalize-then-end-thread"))
     {
         static int asked;
@@ -281,11 +289,12 @@ tool_fini(void* data)
     s.size                         = sizeof(s);
     rocprofiler_kfd_get_loss_stats(ROCPROFILER_KFD_ALL_GPUS, &s);
     say("finalize records=%d emitted=%lu dropped=%lu saturations=%lu overlong=%lu "
-        "malformed=%lu received=%lu gap=%lu orphan_ends=%lu",
+        "malformed=%lu received=%lu gap=%lu orphan_ends=%lu late_records=%d",
         records, (unsigned long)s.records_emitted, (unsigned long)s.records_dropped,
         (unsigned long)s.fifo_saturations, (unsigned long)s.lines_overlong,
         (unsigned long)s.lines_malformed, (unsigned long)s.events_received,
-        (unsigned long)s.starts_lost_in_gap, (unsigned long)s.ends_without_start);
+        (unsigned long)s.starts_lost_in_gap, (unsigned long)s.ends_without_start,
+        __atomic_load_n(&late_records, __ATOMIC_SEQ_CST));
     finalized = 1;
 }
 

@@ -237,7 +237,9 @@ counts_at_finalize(const std::string& output)
 // again at exit, so that its buffers are never delivered on the exiting thread (such a
 // callback would end it in the middle of exit: glibc aborts, or the process hangs without its
 // main thread). The program exits normally, the tool's finalize runs once, and every record is
-// either delivered or counted as dropped (which, depends on when the first callback ran).
+// either delivered or counted as dropped (which, depends on when the first callback ran). The
+// second buffer is delivered only at exit, whole, on the thread started again there: without
+// that thread its records would all be dropped.
 TEST(host_process, a_callback_that_always_ends_its_thread_never_runs_on_the_exiting_thread)
 {
     scratch_dir dir;
@@ -251,6 +253,8 @@ TEST(host_process, a_callback_that_always_ends_its_thread_never_runs_on_the_exit
     EXPECT_LE(at.emitted, 100) << r.output;
     EXPECT_EQ(at.records + at.dropped, at.emitted) << r.output;
     EXPECT_GE(at.records, 1) << r.output;
+    EXPECT_TRUE(contains(r.output, " late_records=50\n")) << r.output;
+    EXPECT_FALSE(contains(r.output, "CALLBACK ON THE MAIN THREAD")) << r.output;
 }
 
 // 8d. A tool that asks for its finalization from a callback: it runs on the callback thread
