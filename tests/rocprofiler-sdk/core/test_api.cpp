@@ -4,6 +4,7 @@
 // rocprofiler_force_configure): misc functions, names and iteration, configuration rules,
 // bad input of every kind, and calls after finalization. gtest_discover_tests runs each
 // TEST in its own process, so each one initializes the SDK itself.
+#include "rocprofiler-sdk/logging.hpp"
 #include "rocprofiler-sdk/registration.hpp"
 
 #include <rocprofiler-sdk/ext/kfd.h>
@@ -17,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstring>
 #include <functional>
 #include <stdexcept>
@@ -488,4 +490,44 @@ TEST(api, loss_stats_arguments)
     EXPECT_EQ(prefix.size, sizeof(prefix));
     EXPECT_EQ(prefix.gpu_id, 0u);
     EXPECT_EQ(prefix.events_received, 0u);
+}
+
+namespace
+{
+struct cancel_gate
+{
+    std::atomic<bool> open{false};
+    std::atomic<bool> logged{false};
+};
+
+void*
+log_with_a_cancellation_pending(void* arg)
+{
+    auto* gate = static_cast<cancel_gate*>(arg);
+    while(!gate->open.load()) // a gate without a cancellation point: the cancel stays pending
+    {
+    }
+    ROCP_WARNING << "a line on a thread with a cancellation pending";
+    gate->logged.store(true);
+    pthread_testcancel();
+    return nullptr;
+}
+} // namespace
+
+// A program's thread with a cancellation pending may call into the SDK, which may log: the
+// log line's write is no cancellation point (the unwind would leave a noexcept destructor:
+// std::terminate). The thread is cancelled at its own next cancellation point.
+TEST(api, a_log_line_is_no_cancellation_point)
+{
+    ASSERT_TRUE(rocprofiler::logging::enabled(rocprofiler::logging::warning))
+        << "the test needs warnings logged (ROCPROFILER_LOG_LEVEL)";
+    cancel_gate gate;
+    pthread_t   thread;
+    ASSERT_EQ(pthread_create(&thread, nullptr, log_with_a_cancellation_pending, &gate), 0);
+    ASSERT_EQ(pthread_cancel(thread), 0);
+    gate.open.store(true);
+    void* result = nullptr;
+    ASSERT_EQ(pthread_join(thread, &result), 0);
+    EXPECT_EQ(result, PTHREAD_CANCELED);
+    EXPECT_TRUE(gate.logged.load());
 }
