@@ -3,13 +3,18 @@
 // Every C API entry point that can reach C++ code that may throw runs its body through
 // api_call(): no exception ever crosses into the tool or the application.
 //
-// The one unwind that passes is a thread's own end: pthread_exit, or a cancellation at a
-// cancellation point, inside the body (a tool's callback such as the agents query's, or a
-// wait such as a flush's). It is no exception of ours: the program asked for it, and glibc
-// aborts the process when it is swallowed ("exception not rethrown"). So api_call is not
-// noexcept: a noexcept frame would end the program on it just the same.
+// The body runs with the thread's cancellation disabled (cancellation.hpp): a body that
+// takes an int is given the caller's cancellation state, for the one wait that stays a
+// cancellation point (a flush's).
+//
+// The one unwind that passes is a thread's own end: pthread_exit inside the body (from a
+// tool's callback such as the agents query's), or a cancellation in a flush's wait. It is no
+// exception of ours: the program asked for it, and glibc aborts the process when it is
+// swallowed ("exception not rethrown"). So api_call is not noexcept: a noexcept frame would
+// end the program on it just the same.
 #pragma once
 
+#include "rocprofiler-sdk/cancellation.hpp"
 #include "rocprofiler-sdk/logging.hpp"
 
 #include <rocprofiler-sdk/fwd.h>
@@ -18,6 +23,7 @@
 
 #include <exception>
 #include <new>
+#include <type_traits>
 
 // For a function that catches abi::__forced_unwind to rethrow it: UBSan is off in that frame
 // only (what it calls keeps its checks). The forced unwind has no exception object, so the
@@ -46,9 +52,13 @@ template <typename Fn>
 ROCP_CATCHES_FORCED_UNWIND rocprofiler_status_t
 api_call(const char* name, Fn&& body)
 {
+    const cancellation::disabled_scope no_cancellation;
     try
     {
-        return body();
+        if constexpr(std::is_invocable_v<Fn, int>)
+            return body(no_cancellation.callers_state());
+        else
+            return body();
     }
     catch(abi::__forced_unwind&)
     {

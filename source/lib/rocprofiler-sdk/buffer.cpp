@@ -2,6 +2,7 @@
 #include "rocprofiler-sdk/buffer.hpp"
 #include "rocprofiler-sdk/api_guard.hpp"
 #include "rocprofiler-sdk/callback_thread.hpp"
+#include "rocprofiler-sdk/cancellation.hpp"
 #include "rocprofiler-sdk/context.hpp"
 #include "rocprofiler-sdk/enum_arg.hpp"
 #include "rocprofiler-sdk/env.hpp"
@@ -705,7 +706,7 @@ callback_thread_ended_by_tool(uint64_t buffer_id) noexcept
 }
 
 rocprofiler_status_t
-flush(uint64_t buffer_id, std::chrono::milliseconds timeout)
+flush(uint64_t buffer_id, std::chrono::milliseconds timeout, int wait_cancel_state)
 {
     auto* b = find(buffer_id);
     if(b == nullptr) return ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND;
@@ -744,7 +745,10 @@ flush(uint64_t buffer_id, std::chrono::milliseconds timeout)
     {
         auto slice =
             std::min(deadline, std::chrono::steady_clock::now() + std::chrono::milliseconds{200});
-        b->delivered_cv.wait_until(lock, slice, [&] { return done() || unserved(); });
+        {
+            const cancellation::state_for_wait caller_may_cancel{wait_cancel_state};
+            b->delivered_cv.wait_until(lock, slice, [&] { return done() || unserved(); });
+        }
         if(done()) break;
         if(std::chrono::steady_clock::now() >= deadline) return ROCPROFILER_STATUS_ERROR;
         // A delivery that could not be scheduled (callback thread gone) is retried.
@@ -901,6 +905,11 @@ extern "C"
     rocprofiler_status_t rocprofiler_flush_buffer(rocprofiler_buffer_id_t buffer_id)
     {
         using namespace rocprofiler;
-        return api_call(__func__, [&]() { return buffer::flush(buffer_id.handle); });
+        return api_call(__func__,
+                        [&](int callers_cancel_state)
+                        {
+                            return buffer::flush(buffer_id.handle, std::chrono::milliseconds::max(),
+                                                 callers_cancel_state);
+                        });
     }
 }

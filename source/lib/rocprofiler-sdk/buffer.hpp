@@ -8,6 +8,8 @@
 // touch freed memory.
 #pragma once
 
+#include <pthread.h>
+
 #include <rocprofiler-sdk/buffer.h>
 
 #include <algorithm>
@@ -136,9 +138,12 @@ void append_batch(uint64_t buffer_id, const record_batch& batch, uint32_t split_
 // (then ROCPROFILER_STATUS_ERROR). BUFFER_BUSY when called on the buffer's callback thread
 // (from any callback that thread runs: waiting there would wait for itself), from the
 // buffer's own callback running inline, or from inside any callback when the delivery
-// would have to run inline on this thread.
+// would have to run inline on this thread. The wait for the callback thread has the
+// cancellation state `wait_cancel_state` (the API's caller's; the SDK's own flushes at exit
+// are no cancellation point).
 rocprofiler_status_t flush(uint64_t                  buffer_id,
-                           std::chrono::milliseconds timeout = std::chrono::milliseconds::max());
+                           std::chrono::milliseconds timeout = std::chrono::milliseconds::max(),
+                           int                       wait_cancel_state = PTHREAD_CANCEL_DISABLE);
 
 // Exit finalization has begun: from now on flush never delivers a buffer on the flushing
 // thread when a tool's callback ended that buffer's callback thread (flush then returns

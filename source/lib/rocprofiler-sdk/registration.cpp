@@ -4,6 +4,7 @@
 #include "rocprofiler-sdk/api_guard.hpp"
 #include "rocprofiler-sdk/buffer.hpp"
 #include "rocprofiler-sdk/callback_thread.hpp"
+#include "rocprofiler-sdk/cancellation.hpp"
 #include "rocprofiler-sdk/context.hpp"
 #include "rocprofiler-sdk/env.hpp"
 #include "rocprofiler-sdk/kfd/service.hpp"
@@ -542,6 +543,7 @@ run_deferred_finalizations()
 ROCP_CATCHES_FORCED_UNWIND void
 finalize_client(rocprofiler_client_id_t id)
 {
+    const cancellation::disabled_scope no_cancellation; // an API call (api_guard.hpp)
     try
     {
         // During exit finalization every tool is finished anyway; waiting here (e.g. from
@@ -698,6 +700,7 @@ in_forked_child() noexcept
 void
 on_library_load() noexcept
 {
+    const cancellation::disabled_scope no_cancellation; // see cancellation.hpp
     try
     {
         if(current_phase() != phase::uninitialized) return;
@@ -753,6 +756,7 @@ initialize() noexcept
 void
 finalize() noexcept
 {
+    const cancellation::disabled_scope no_cancellation; // see cancellation.hpp
     try
     {
         if(in_forked_child())

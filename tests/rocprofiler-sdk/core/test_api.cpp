@@ -494,23 +494,48 @@ TEST(api, loss_stats_arguments)
 
 namespace
 {
+// Runs `calls` on a new thread whose cancellation is already pending when it starts them
+// (the gate has no cancellation point); then the thread reaches pthread_testcancel.
 struct cancel_gate
 {
-    std::atomic<bool> open{false};
-    std::atomic<bool> logged{false};
+    std::function<void()> calls;
+    std::atomic<bool>     open{false};
+    std::atomic<bool>     returned{false};
 };
 
 void*
-log_with_a_cancellation_pending(void* arg)
+call_with_a_cancellation_pending(void* arg)
 {
     auto* gate = static_cast<cancel_gate*>(arg);
-    while(!gate->open.load()) // a gate without a cancellation point: the cancel stays pending
+    while(!gate->open.load())
     {
     }
-    ROCP_WARNING << "a line on a thread with a cancellation pending";
-    gate->logged.store(true);
+    gate->calls();
+    gate->returned.store(true);
     pthread_testcancel();
     return nullptr;
+}
+
+// True when `calls` returned and the thread was then cancelled at its own cancellation point.
+void
+expect_calls_return_then_cancelled(std::function<void()> calls)
+{
+    cancel_gate gate;
+    gate.calls = std::move(calls);
+    pthread_t thread;
+    ASSERT_EQ(pthread_create(&thread, nullptr, call_with_a_cancellation_pending, &gate), 0);
+    ASSERT_EQ(pthread_cancel(thread), 0);
+    gate.open.store(true);
+    void* result = nullptr;
+    ASSERT_EQ(pthread_join(thread, &result), 0);
+    EXPECT_TRUE(gate.returned.load()) << "cancelled inside the SDK";
+    EXPECT_EQ(result, PTHREAD_CANCELED);
+}
+
+rocprofiler_status_t
+count_agents(rocprofiler_agent_version_t, const void**, size_t, void*)
+{
+    return ROCPROFILER_STATUS_SUCCESS;
 }
 } // namespace
 
@@ -521,13 +546,37 @@ TEST(api, a_log_line_is_no_cancellation_point)
 {
     ASSERT_TRUE(rocprofiler::logging::enabled(rocprofiler::logging::warning))
         << "the test needs warnings logged (ROCPROFILER_LOG_LEVEL)";
-    cancel_gate gate;
-    pthread_t   thread;
-    ASSERT_EQ(pthread_create(&thread, nullptr, log_with_a_cancellation_pending, &gate), 0);
-    ASSERT_EQ(pthread_cancel(thread), 0);
-    gate.open.store(true);
-    void* result = nullptr;
-    ASSERT_EQ(pthread_join(thread, &result), 0);
-    EXPECT_EQ(result, PTHREAD_CANCELED);
-    EXPECT_TRUE(gate.logged.load());
+    expect_calls_return_then_cancelled(
+        [] { ROCP_WARNING << "a line on a thread with a cancellation pending"; });
+}
+
+// The same for the API: what a call does inside (open /dev/kfd and the topology, start
+// threads, take locks) is no cancellation point of the program's thread; the unwind would
+// cross the SDK's noexcept code and end the process. Only a flush's wait is one (next test).
+TEST(api, calls_on_a_thread_with_a_cancellation_pending_return_first)
+{
+    rocprofiler_context_id_t ctx{};
+    rocprofiler_buffer_id_t  buf{};
+    initialize_with(
+        [&]
+        {
+            EXPECT_EQ(rocprofiler_create_context(&ctx), ROCPROFILER_STATUS_SUCCESS);
+            EXPECT_EQ(rocprofiler_create_buffer(ctx, 4096, 2048, ROCPROFILER_BUFFER_POLICY_DISCARD,
+                                                noop_callback, nullptr, &buf),
+                      ROCPROFILER_STATUS_SUCCESS);
+            // No /dev/kfd here: the service may be unavailable; trying is what matters.
+            (void)rocprofiler_configure_buffer_tracing_service(
+                ctx, ROCPROFILER_BUFFER_TRACING_PAGE_MIGRATION, nullptr, 0, buf);
+        });
+    expect_calls_return_then_cancelled(
+        [&]
+        {
+            (void)rocprofiler_query_available_agents(ROCPROFILER_AGENT_INFO_VERSION_0, count_agents,
+                                                     sizeof(rocprofiler_agent_v0_t), nullptr);
+            (void)rocprofiler_start_context(ctx);
+            (void)rocprofiler_stop_context(ctx);
+            rocprofiler_kfd_loss_stats_t stats{};
+            stats.size = sizeof(stats);
+            (void)rocprofiler_kfd_get_loss_stats(ROCPROFILER_KFD_ALL_GPUS, &stats);
+        });
 }

@@ -553,6 +553,89 @@ TEST(buffer, a_callback_that_cancels_its_callback_thread_does_not_end_it)
     EXPECT_EQ(s.thread_id, first) << "the same callback thread delivered both";
 }
 
+namespace
+{
+// A program's thread that calls `flush` once its cancellation is pending (pthread_cancel
+// before the gate opens; the gate has no cancellation point), then reaches a cancellation
+// point of its own.
+struct cancelled_flusher
+{
+    std::atomic<bool> open{false};
+    std::atomic<bool> returned{false};
+    void (*flush)(cancelled_flusher&) = nullptr;
+    uint64_t  id                      = 0;
+    pthread_t thread{};
+
+    void start()
+    {
+        ASSERT_EQ(pthread_create(&thread, nullptr, body, this), 0);
+        ASSERT_EQ(pthread_cancel(thread), 0);
+        open.store(true);
+    }
+    // The value the thread ended with.
+    void* join()
+    {
+        void* result = nullptr;
+        EXPECT_EQ(pthread_join(thread, &result), 0);
+        return result;
+    }
+    static void* body(void* arg)
+    {
+        auto* f = static_cast<cancelled_flusher*>(arg);
+        while(!f->open.load())
+        {
+        }
+        f->flush(*f);
+        f->returned.store(true);
+        pthread_testcancel();
+        return nullptr;
+    }
+};
+} // namespace
+
+// rocprofiler_flush_buffer waits as long as the tool's callback runs: that wait stays a
+// cancellation point of a program's thread that can be cancelled (every other step of an
+// API call is none: cancellation.hpp).
+TEST(buffer, a_flush_waiting_for_a_callback_can_be_cancelled)
+{
+    sink           s;
+    const uint64_t id = buffer_on_its_own_thread(s, true);
+    s.gate_open       = false;
+    ASSERT_TRUE(put(id, 0, 1));
+    cancelled_flusher f;
+    f.id    = id;
+    f.flush = [](cancelled_flusher& self)
+    { rocprofiler_flush_buffer(rocprofiler_buffer_id_t{self.id}); };
+    f.start();
+    EXPECT_EQ(f.join(), PTHREAD_CANCELED);
+    EXPECT_FALSE(f.returned.load());
+    s.open_gate();
+    EXPECT_EQ(rb::flush(id, bounded), ROCPROFILER_STATUS_SUCCESS);
+    std::lock_guard<std::mutex> lock{s.mutex};
+    EXPECT_EQ(s.records.size(), 1u);
+}
+
+// The SDK's own flushes (at exit, from a tool's finalize) are no cancellation point: the
+// flush returns once the callback did, and the thread is cancelled at its next one.
+TEST(buffer, the_sdks_own_flush_is_no_cancellation_point)
+{
+    sink           s;
+    const uint64_t id = buffer_on_its_own_thread(s, true);
+    s.gate_open       = false;
+    ASSERT_TRUE(put(id, 0, 1));
+    cancelled_flusher f;
+    f.id    = id;
+    f.flush = [](cancelled_flusher& self)
+    { EXPECT_EQ(rb::flush(self.id, bounded), ROCPROFILER_STATUS_SUCCESS); };
+    f.start();
+    s.wait_inside();
+    s.open_gate();
+    EXPECT_EQ(f.join(), PTHREAD_CANCELED);
+    EXPECT_TRUE(f.returned.load()) << "cancelled inside the flush";
+    std::lock_guard<std::mutex> lock{s.mutex};
+    EXPECT_EQ(s.records.size(), 1u);
+}
+
 TEST(buffer, flush_waits_until_drops_are_reported)
 {
     // Records taken by a blocked callback, then more than fit: the overflow is dropped.
