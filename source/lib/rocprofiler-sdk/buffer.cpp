@@ -1,5 +1,6 @@
 // MIT License - see LICENSE.
 #include "rocprofiler-sdk/buffer.hpp"
+#include "common/never_destroyed.hpp"
 #include "rocprofiler-sdk/api_guard.hpp"
 #include "rocprofiler-sdk/callback_thread.hpp"
 #include "rocprofiler-sdk/cancellation.hpp"
@@ -74,8 +75,8 @@ struct record_buffer
 std::array<std::atomic<record_buffer*>, max_buffers>&
 table()
 {
-    static auto* t = new std::array<std::atomic<record_buffer*>, max_buffers>{};
-    return *t;
+    static common::never_destroyed<std::array<std::atomic<record_buffer*>, max_buffers>> t;
+    return t.get();
 }
 std::atomic<size_t> buffer_count{0};
 std::mutex          create_mutex;

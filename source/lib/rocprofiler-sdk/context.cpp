@@ -1,5 +1,6 @@
 // MIT License - see LICENSE.
 #include "rocprofiler-sdk/context.hpp"
+#include "common/never_destroyed.hpp"
 #include "rocprofiler-sdk/api_guard.hpp"
 #include "rocprofiler-sdk/kfd/service.hpp"
 #include "rocprofiler-sdk/logging.hpp"
@@ -17,8 +18,8 @@ namespace
 std::array<std::atomic<context*>, max_contexts>&
 table()
 {
-    static auto* t = new std::array<std::atomic<context*>, max_contexts>{};
-    return *t;
+    static common::never_destroyed<std::array<std::atomic<context*>, max_contexts>> t;
+    return t.get();
 }
 std::atomic<size_t> context_count{0};
 
@@ -26,8 +27,8 @@ std::atomic<size_t> context_count{0};
 std::mutex&
 state_mutex()
 {
-    static auto* m = new std::mutex{};
-    return *m;
+    static common::never_destroyed<std::mutex> m;
+    return m.get();
 }
 
 bool

@@ -1,6 +1,7 @@
 // MIT License - see LICENSE.
 #include "rocprofiler-sdk/internal_threading.hpp"
 #include "common/fork_reachable.hpp"
+#include "common/never_destroyed.hpp"
 #include "rocprofiler-sdk/api_guard.hpp"
 #include "rocprofiler-sdk/callback_thread.hpp"
 #include "rocprofiler-sdk/registration.hpp"
@@ -31,15 +32,15 @@ struct notifier
 std::mutex&
 notifier_mutex()
 {
-    static auto* m = new std::mutex{};
-    return *m;
+    static common::never_destroyed<std::mutex> m;
+    return m.get();
 }
 
 std::vector<notifier>&
 notifiers()
 {
-    static auto* v = new std::vector<notifier>{};
-    return *v;
+    static common::never_destroyed<std::vector<notifier>> v;
+    return v.get();
 }
 
 // Never throws: after the thread exists, an exception here would destroy it while joinable

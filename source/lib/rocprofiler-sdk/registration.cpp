@@ -1,6 +1,7 @@
 // MIT License - see LICENSE.
 #include "rocprofiler-sdk/registration.hpp"
 #include "common/deadline.hpp"
+#include "common/never_destroyed.hpp"
 #include "rocprofiler-sdk/api_guard.hpp"
 #include "rocprofiler-sdk/buffer.hpp"
 #include "rocprofiler-sdk/callback_thread.hpp"
@@ -67,8 +68,8 @@ constexpr size_t max_clients = 256;
 std::array<std::atomic<bool>, max_clients + 1>&
 finalized_clients()
 {
-    static auto* flags = new std::array<std::atomic<bool>, max_clients + 1>{};
-    return *flags;
+    static common::never_destroyed<std::array<std::atomic<bool>, max_clients + 1>> flags;
+    return flags.get();
 }
 
 void
@@ -92,8 +93,8 @@ struct life_state
 life_state&
 life()
 {
-    static auto* l = new life_state{};
-    return *l;
+    static common::never_destroyed<life_state> l;
+    return l.get();
 }
 
 bool
@@ -107,8 +108,8 @@ is_initializer_thread()
 std::vector<rocprofiler_configure_func_t>&
 forced_configures()
 {
-    static auto* v = new std::vector<rocprofiler_configure_func_t>{};
-    return *v;
+    static common::never_destroyed<std::vector<rocprofiler_configure_func_t>> v;
+    return v.get();
 }
 
 // Clients by id (1..client_count), appended only by the initializing thread and never
@@ -116,8 +117,8 @@ forced_configures()
 std::array<std::atomic<client*>, max_clients + 1>&
 client_table()
 {
-    static auto* t = new std::array<std::atomic<client*>, max_clients + 1>{};
-    return *t;
+    static common::never_destroyed<std::array<std::atomic<client*>, max_clients + 1>> t;
+    return t.get();
 }
 std::atomic<uint32_t> client_count{0};
 

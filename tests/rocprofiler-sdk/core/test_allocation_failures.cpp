@@ -12,6 +12,7 @@
 #include "rocprofiler-sdk/kfd/reader.hpp"
 #include "rocprofiler-sdk/logging.hpp"
 
+#include <rocprofiler-sdk/ext/kfd.h>
 #include <rocprofiler-sdk/internal_threading.h>
 #include <rocprofiler-sdk/rocprofiler.h>
 
@@ -260,4 +261,29 @@ TEST(allocation_failures, logging_a_long_line)
     EXPECT_GE(injected, 1u); // at least the buffer's growth past its inline bytes
     EXPECT_GE(cut, 1u);
     EXPECT_EQ(whole, 1u); // the last run, where nothing failed
+}
+
+// The SDK's process-wide tables and locks are built on their first use, which often happens
+// inside noexcept code (an API call's first check, a fork handler, a thread's end): with
+// every allocation failing from the start, the first API calls of a process return their
+// statuses, never std::terminate. (ctest runs each test in a process of its own, so these
+// calls are the first uses.)
+TEST(allocation_failures, first_api_calls_of_a_process)
+{
+    arm(0);
+    rocprofiler_context_id_t ctx{};
+    const auto               created = rocprofiler_create_context(&ctx);
+    const auto               flushed = rocprofiler_flush_buffer(rocprofiler_buffer_id_t{1});
+    const auto               started = rocprofiler_start_context(rocprofiler_context_id_t{1});
+    int                      active  = 0;
+    const auto queried = rocprofiler_context_is_active(rocprofiler_context_id_t{1}, &active);
+    rocprofiler_kfd_loss_stats_t stats{};
+    stats.size              = sizeof(stats);
+    const auto stats_status = rocprofiler_kfd_get_loss_stats(ROCPROFILER_KFD_ALL_GPUS, &stats);
+    disarm();
+    EXPECT_EQ(created, ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED);
+    EXPECT_EQ(flushed, ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND);
+    EXPECT_NE(started, ROCPROFILER_STATUS_SUCCESS);
+    EXPECT_NE(queried, ROCPROFILER_STATUS_SUCCESS);
+    (void)stats_status; // any status: reaching it is the test
 }

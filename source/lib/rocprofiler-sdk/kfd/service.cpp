@@ -2,6 +2,7 @@
 #include "rocprofiler-sdk/kfd/service.hpp"
 #include "common/deadline.hpp"
 #include "common/fork_reachable.hpp"
+#include "common/never_destroyed.hpp"
 #include "rocprofiler-sdk/agent.hpp"
 #include "rocprofiler-sdk/buffer.hpp"
 #include "rocprofiler-sdk/context.hpp"
@@ -92,8 +93,8 @@ struct state
 state&
 get_state()
 {
-    static auto* s = new state{};
-    return *s;
+    static common::never_destroyed<state> s;
+    return s.get();
 }
 
 // FIFO bytes per client: ROCPROFILER_KFD_FIFO_BYTES, else 1024 before Linux 6.13, 8192 since.
