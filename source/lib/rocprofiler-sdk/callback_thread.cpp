@@ -1,6 +1,7 @@
 // MIT License - see LICENSE.
 #include "rocprofiler-sdk/callback_thread.hpp"
 #include "common/fork_reachable.hpp"
+#include "common/never_destroyed.hpp"
 #include "rocprofiler-sdk/api_guard.hpp"
 #include "rocprofiler-sdk/buffer.hpp"
 #include "rocprofiler-sdk/internal_threading.hpp"
@@ -41,8 +42,8 @@ struct worker
 std::array<std::atomic<worker*>, max_threads>&
 table()
 {
-    static auto* t = new std::array<std::atomic<worker*>, max_threads>{};
-    return *t;
+    static common::never_destroyed<std::array<std::atomic<worker*>, max_threads>> t;
+    return t.get();
 }
 
 std::atomic<size_t>     created_count{1};
@@ -82,13 +83,11 @@ thread_ended_by_tool(worker* w) noexcept
     ROCP_WARNING << "callback thread " << w->name
                  << " was ended by a tool's callback; its buffers are delivered by flush "
                     "(at exit, by a thread started again)";
-    std::deque<uint64_t> orphaned;
     {
         std::lock_guard<std::mutex> lock{w->mutex};
-        w->running       = false;
+        w->running       = false; // nothing is queued for it from now on (schedule)
         w->failed        = true;
         w->ended_by_tool = true;
-        orphaned.swap(w->queue);
         // Nobody joins a thread that ends on its own: detached, its resources go with it. (If
         // start() has not stored it yet, start() detaches it: see `failed` there.)
         if(w->thread)
@@ -98,8 +97,20 @@ thread_ended_by_tool(worker* w) noexcept
         }
         w->idle.notify_all();
     }
-    for(auto buffer_id : orphaned)
+    // Queued deliveries go back to their buffers one at a time, without the worker's lock
+    // (forget_scheduled_delivery takes the buffer's) and without a container of their own (a
+    // new deque allocates, and this runs in a noexcept unwind).
+    for(;;)
+    {
+        uint64_t buffer_id = 0;
+        {
+            std::lock_guard<std::mutex> lock{w->mutex};
+            if(w->queue.empty()) break;
+            buffer_id = w->queue.front();
+            w->queue.pop_front();
+        }
         buffer::forget_scheduled_delivery(buffer_id);
+    }
 }
 
 void serve(worker* w);
