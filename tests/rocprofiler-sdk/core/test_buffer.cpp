@@ -566,8 +566,14 @@ struct cancelled_flusher
     uint64_t  id                      = 0;
     pthread_t thread{};
 
-    void start()
+    // A buffer on its own callback thread holds one record whose callback waits for the
+    // sink's gate; the thread then flushes it with `flush_with`.
+    void start_on_a_waiting_callback(sink& s, void (*flush_with)(cancelled_flusher&))
     {
+        id          = buffer_on_its_own_thread(s, true);
+        s.gate_open = false;
+        ASSERT_TRUE(put(id, 0, 1));
+        flush = flush_with;
         ASSERT_EQ(pthread_create(&thread, nullptr, body, this), 0);
         ASSERT_EQ(pthread_cancel(thread), 0);
         open.store(true);
@@ -598,19 +604,14 @@ struct cancelled_flusher
 // API call is none: cancellation.hpp).
 TEST(buffer, a_flush_waiting_for_a_callback_can_be_cancelled)
 {
-    sink           s;
-    const uint64_t id = buffer_on_its_own_thread(s, true);
-    s.gate_open       = false;
-    ASSERT_TRUE(put(id, 0, 1));
+    sink              s;
     cancelled_flusher f;
-    f.id    = id;
-    f.flush = [](cancelled_flusher& self)
-    { rocprofiler_flush_buffer(rocprofiler_buffer_id_t{self.id}); };
-    f.start();
+    f.start_on_a_waiting_callback(s, [](cancelled_flusher& self)
+                                  { rocprofiler_flush_buffer(rocprofiler_buffer_id_t{self.id}); });
     EXPECT_EQ(f.join(), PTHREAD_CANCELED);
     EXPECT_FALSE(f.returned.load());
     s.open_gate();
-    EXPECT_EQ(rb::flush(id, bounded), ROCPROFILER_STATUS_SUCCESS);
+    EXPECT_EQ(rb::flush(f.id, bounded), ROCPROFILER_STATUS_SUCCESS);
     std::lock_guard<std::mutex> lock{s.mutex};
     EXPECT_EQ(s.records.size(), 1u);
 }
@@ -619,15 +620,11 @@ TEST(buffer, a_flush_waiting_for_a_callback_can_be_cancelled)
 // flush returns once the callback did, and the thread is cancelled at its next one.
 TEST(buffer, the_sdks_own_flush_is_no_cancellation_point)
 {
-    sink           s;
-    const uint64_t id = buffer_on_its_own_thread(s, true);
-    s.gate_open       = false;
-    ASSERT_TRUE(put(id, 0, 1));
+    sink              s;
     cancelled_flusher f;
-    f.id    = id;
-    f.flush = [](cancelled_flusher& self)
-    { EXPECT_EQ(rb::flush(self.id, bounded), ROCPROFILER_STATUS_SUCCESS); };
-    f.start();
+    f.start_on_a_waiting_callback(
+        s, [](cancelled_flusher& self)
+        { EXPECT_EQ(rb::flush(self.id, bounded), ROCPROFILER_STATUS_SUCCESS); });
     s.wait_inside();
     s.open_gate();
     EXPECT_EQ(f.join(), PTHREAD_CANCELED);
