@@ -105,7 +105,8 @@ thread_ended_by_tool(worker* w) noexcept
         uint64_t buffer_id = 0;
         {
             std::lock_guard<std::mutex> lock{w->mutex};
-            if(w->queue.empty()) break;
+            // Started again meanwhile (at exit): what is queued now is the new thread's.
+            if(w->queue.empty() || w->running) break;
             buffer_id = w->queue.front();
             w->queue.pop_front();
         }
