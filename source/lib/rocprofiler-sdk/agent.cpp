@@ -3,6 +3,7 @@
 // The agent list and rocprofiler_query_available_agents.
 #include "rocprofiler-sdk/agent.hpp"
 #include "rocprofiler-sdk/api_guard.hpp"
+#include "rocprofiler-sdk/cancellation.hpp"
 #include "rocprofiler-sdk/env.hpp"
 #include "rocprofiler-sdk/topology.hpp"
 
@@ -81,28 +82,29 @@ rocprofiler_query_available_agents(rocprofiler_agent_version_t             versi
                                    rocprofiler_query_available_agents_cb_t callback,
                                    size_t agent_size, void* user_data)
 {
-    return rocprofiler::api_call("rocprofiler_query_available_agents",
-                                 [&]
-                                 {
-                                     if(callback == nullptr)
-                                         return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
-                                     // Checked as an integer: loading an out-of-range
-                                     // value as the enum would be undefined.
-                                     int32_t version_value = 0;
-                                     std::memcpy(&version_value, &version, sizeof(version_value));
-                                     if(version_value != ROCPROFILER_AGENT_INFO_VERSION_0)
-                                         return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
-                                     // A caller built against a smaller (older) struct reads a
-                                     // prefix of ours: fine. A larger one would read past our
-                                     // structs.
-                                     if(agent_size > sizeof(rocprofiler_agent_v0_t))
-                                         return ROCPROFILER_STATUS_ERROR_INCOMPATIBLE_ABI;
+    return rocprofiler::api_call(
+        "rocprofiler_query_available_agents",
+        [&](int callers_cancel_state)
+        {
+            if(callback == nullptr) return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+            // Checked as an integer: loading an out-of-range
+            // value as the enum would be undefined.
+            int32_t version_value = 0;
+            std::memcpy(&version_value, &version, sizeof(version_value));
+            if(version_value != ROCPROFILER_AGENT_INFO_VERSION_0)
+                return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+            // A caller built against a smaller (older) struct reads a
+            // prefix of ours: fine. A larger one would read past our
+            // structs.
+            if(agent_size > sizeof(rocprofiler_agent_v0_t))
+                return ROCPROFILER_STATUS_ERROR_INCOMPATIBLE_ABI;
 
-                                     const auto& list = rocprofiler::agent::get_agent_list();
-                                     // The array type is `const void**` in the C API; the entries
-                                     // are not ours to change.
-                                     auto** agents = const_cast<const void**>(list.c_array.data());
-                                     return callback(version, agents, list.agents.size(),
-                                                     user_data);
-                                 });
+            const auto& list = rocprofiler::agent::get_agent_list();
+            // The array type is `const void**` in the C API; the entries
+            // are not ours to change.
+            auto** agents = const_cast<const void**>(list.c_array.data());
+            // The tool's code, as cancellable as its caller.
+            const rocprofiler::cancellation::state_for_wait as_caller{callers_cancel_state};
+            return callback(version, agents, list.agents.size(), user_data);
+        });
 }

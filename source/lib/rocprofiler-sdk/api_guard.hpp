@@ -4,11 +4,11 @@
 // api_call(): no exception ever crosses into the tool or the application.
 //
 // The body runs with the thread's cancellation disabled (cancellation.hpp): a body that
-// takes an int is given the caller's cancellation state, for the one wait that stays a
-// cancellation point (a flush's).
+// takes an int is given the caller's cancellation state, for the waits and tool code that stay
+// cancellation points (a flush's wait, a callback it runs inline, the agents query's callback).
 //
 // The one unwind that passes is a thread's own end: pthread_exit inside the body (from a
-// tool's callback such as the agents query's), or a cancellation in a flush's wait. It is no
+// tool's callback such as the agents query's), or a cancellation in those. It is no
 // exception of ours: the program asked for it, and glibc aborts the process when it is
 // swallowed ("exception not rethrown"). So api_call is not noexcept: a noexcept frame would
 // end the program on it just the same.

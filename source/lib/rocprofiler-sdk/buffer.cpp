@@ -682,12 +682,15 @@ std::atomic<bool> exiting{false};
 // At exit, for a buffer whose callback thread a tool's callback ended: that callback would
 // end the exiting thread in the middle of exit (glibc then aborts, or the process goes on
 // without its main thread and hangs); its records are left to be counted as dropped.
+// The callback runs with `cancel_state` (a program's thread: as cancellable as it was when it
+// called the API; the unwind of a cancellation there is handled as a pthread_exit's).
 rocprofiler_status_t
-deliver_on_this_thread(record_buffer* b)
+deliver_on_this_thread(record_buffer* b, int cancel_state)
 {
     if(inside_delivery()) return ROCPROFILER_STATUS_ERROR_BUFFER_BUSY;
     if(exiting.load() && callback_thread::ended_by_tool(b->thread_id.load()))
         return ROCPROFILER_STATUS_ERROR;
+    const cancellation::state_for_wait as_caller{cancel_state};
     deliver(b->id);
     return ROCPROFILER_STATUS_SUCCESS;
 }
@@ -729,7 +732,8 @@ flush(uint64_t buffer_id, std::chrono::milliseconds timeout, int wait_cancel_sta
     // flush is never called by the producer, so callbacks still never run on its thread.
     if(!request_delivery(b))
     {
-        if(auto status = deliver_on_this_thread(b); status != ROCPROFILER_STATUS_SUCCESS)
+        if(auto status = deliver_on_this_thread(b, wait_cancel_state);
+           status != ROCPROFILER_STATUS_SUCCESS)
             return status;
     }
 
@@ -758,7 +762,8 @@ flush(uint64_t buffer_id, std::chrono::milliseconds timeout, int wait_cancel_sta
             lock.unlock();
             if(!request_delivery(b))
             {
-                if(auto status = deliver_on_this_thread(b); status != ROCPROFILER_STATUS_SUCCESS)
+                if(auto status = deliver_on_this_thread(b, wait_cancel_state);
+                   status != ROCPROFILER_STATUS_SUCCESS)
                     return status;
             }
             lock.lock();
@@ -768,7 +773,7 @@ flush(uint64_t buffer_id, std::chrono::milliseconds timeout, int wait_cancel_sta
 }
 
 rocprofiler_status_t
-destroy(uint64_t buffer_id)
+destroy(uint64_t buffer_id, int wait_cancel_state)
 {
     auto* b = find(buffer_id);
     if(b == nullptr) return ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND;
@@ -776,7 +781,7 @@ destroy(uint64_t buffer_id)
         std::lock_guard<std::mutex> lock{b->mutex};
         if(b->destroyed) return ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND;
     }
-    auto status = flush(buffer_id);
+    auto status = flush(buffer_id, std::chrono::milliseconds::max(), wait_cancel_state);
     if(status == ROCPROFILER_STATUS_ERROR_BUFFER_BUSY) return status;
     std::lock_guard<std::mutex> lock{b->mutex};
     if(b->destroyed) return ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND;
@@ -900,7 +905,8 @@ extern "C"
     rocprofiler_status_t rocprofiler_destroy_buffer(rocprofiler_buffer_id_t buffer_id)
     {
         using namespace rocprofiler;
-        return api_call(__func__, [&]() { return buffer::destroy(buffer_id.handle); });
+        return api_call(__func__, [&](int callers_cancel_state)
+                        { return buffer::destroy(buffer_id.handle, callers_cancel_state); });
     }
 
     rocprofiler_status_t rocprofiler_flush_buffer(rocprofiler_buffer_id_t buffer_id)

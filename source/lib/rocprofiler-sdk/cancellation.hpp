@@ -5,10 +5,14 @@
 // an unwind. Inside the SDK that unwind would cross noexcept code (std::terminate) or leave
 // state half-changed (a context half-started), so every API call runs with cancellation
 // disabled, as glibc's own functions that are no cancellation points do: a cancellation that
-// is pending stays pending until the program's next cancellation point. The one exception is
-// a flush's wait, which may last as long as a tool's callback: it stays a cancellation point
-// when the caller's thread was cancellable (flush_wait_state). The SDK's own threads run with
-// cancellation disabled throughout (internal_threading.cpp).
+// is pending stays pending until the program's next cancellation point. The exceptions are
+// the waits for a tool's code and that code itself where the SDK handles the unwind (a
+// flush's or a destroy's wait for a callback, a callback a flush runs on the caller's thread,
+// the agents query's callback): they get the caller's state back (state_for_wait). The tool's
+// configure, initialize, thread notifications and finalize do not (an unwind there is not
+// handled). The SDK's own threads run with cancellation disabled throughout
+// (internal_threading.cpp). Deferred cancellation only: with asynchronous cancellation POSIX
+// allows no call but the three async-cancel-safe ones, this library's included.
 #pragma once
 
 #include <pthread.h>

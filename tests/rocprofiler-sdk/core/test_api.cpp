@@ -516,25 +516,47 @@ call_with_a_cancellation_pending(void* arg)
     return nullptr;
 }
 
-// True when `calls` returned and the thread was then cancelled at its own cancellation point.
-void
-expect_calls_return_then_cancelled(std::function<void()> calls)
+// How a thread running `calls` with a cancellation pending ended.
+struct cancelled_run
+{
+    void* result   = nullptr; // PTHREAD_CANCELED when cancelled
+    bool  returned = false;   // `calls` returned (not cancelled inside them)
+};
+
+cancelled_run
+run_with_a_cancellation_pending(std::function<void()> calls)
 {
     cancel_gate gate;
     gate.calls = std::move(calls);
-    pthread_t thread;
-    ASSERT_EQ(pthread_create(&thread, nullptr, call_with_a_cancellation_pending, &gate), 0);
-    ASSERT_EQ(pthread_cancel(thread), 0);
+    pthread_t     thread;
+    cancelled_run run;
+    EXPECT_EQ(pthread_create(&thread, nullptr, call_with_a_cancellation_pending, &gate), 0);
+    EXPECT_EQ(pthread_cancel(thread), 0);
     gate.open.store(true);
-    void* result = nullptr;
-    ASSERT_EQ(pthread_join(thread, &result), 0);
-    EXPECT_TRUE(gate.returned.load()) << "cancelled inside the SDK";
-    EXPECT_EQ(result, PTHREAD_CANCELED);
+    EXPECT_EQ(pthread_join(thread, &run.result), 0);
+    run.returned = gate.returned.load();
+    return run;
+}
+
+// `calls` returned and the thread was then cancelled at its own cancellation point.
+void
+expect_calls_return_then_cancelled(std::function<void()> calls)
+{
+    auto run = run_with_a_cancellation_pending(std::move(calls));
+    EXPECT_TRUE(run.returned) << "cancelled inside the SDK";
+    EXPECT_EQ(run.result, PTHREAD_CANCELED);
 }
 
 rocprofiler_status_t
 count_agents(rocprofiler_agent_version_t, const void**, size_t, void*)
 {
+    return ROCPROFILER_STATUS_SUCCESS;
+}
+
+rocprofiler_status_t
+agents_then_cancellation_point(rocprofiler_agent_version_t, const void**, size_t, void*)
+{
+    pthread_testcancel();
     return ROCPROFILER_STATUS_SUCCESS;
 }
 } // namespace
@@ -579,4 +601,19 @@ TEST(api, calls_on_a_thread_with_a_cancellation_pending_return_first)
             stats.size = sizeof(stats);
             (void)rocprofiler_kfd_get_loss_stats(ROCPROFILER_KFD_ALL_GPUS, &stats);
         });
+}
+
+// The agents query's callback is the tool's code, as cancellable as the thread that called
+// the query: cancelled there, the thread ends (the SDK lets that unwind pass).
+TEST(api, the_agents_query_callback_is_as_cancellable_as_its_caller)
+{
+    auto run = run_with_a_cancellation_pending(
+        []
+        {
+            (void)rocprofiler_query_available_agents(ROCPROFILER_AGENT_INFO_VERSION_0,
+                                                     agents_then_cancellation_point,
+                                                     sizeof(rocprofiler_agent_v0_t), nullptr);
+        });
+    EXPECT_EQ(run.result, PTHREAD_CANCELED);
+    EXPECT_FALSE(run.returned) << "the callback ran with cancellation disabled";
 }

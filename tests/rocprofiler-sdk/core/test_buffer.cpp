@@ -50,6 +50,7 @@ struct sink
     bool                     throw_once      = false;
     bool                     end_thread_once = false; // pthread_exit in the callback, once
     bool                     cancel_once     = false; // pthread_cancel of its own thread, once
+    bool                     test_cancel     = false; // pthread_testcancel in the callback
     std::string              thread_name;
     std::thread::id          thread_id;
 
@@ -98,6 +99,12 @@ sink_callback(rocprofiler_context_id_t, rocprofiler_buffer_id_t,
     {
         s->cancel_once = false;
         pthread_cancel(pthread_self());
+    }
+    if(s->test_cancel)
+    {
+        lock.unlock();
+        pthread_testcancel();
+        return;
     }
     if(s->end_thread_once)
     {
@@ -617,20 +624,50 @@ TEST(buffer, a_flush_waiting_for_a_callback_can_be_cancelled)
 }
 
 // The SDK's own flushes (at exit, from a tool's finalize) are no cancellation point: the
-// flush returns once the callback did, and the thread is cancelled at its next one.
+// flush waits for the callback (which never returns here) until its timeout, then returns,
+// and the thread is cancelled at its next cancellation point.
 TEST(buffer, the_sdks_own_flush_is_no_cancellation_point)
 {
     sink              s;
     cancelled_flusher f;
-    f.start_on_a_waiting_callback(
-        s, [](cancelled_flusher& self)
-        { EXPECT_EQ(rb::flush(self.id, bounded), ROCPROFILER_STATUS_SUCCESS); });
-    s.wait_inside();
-    s.open_gate();
+    f.start_on_a_waiting_callback(s,
+                                  [](cancelled_flusher& self) {
+                                      EXPECT_EQ(rb::flush(self.id, std::chrono::milliseconds{100}),
+                                                ROCPROFILER_STATUS_ERROR);
+                                  });
     EXPECT_EQ(f.join(), PTHREAD_CANCELED);
     EXPECT_TRUE(f.returned.load()) << "cancelled inside the flush";
+    s.open_gate();
+    EXPECT_EQ(rb::flush(f.id, bounded), ROCPROFILER_STATUS_SUCCESS);
     std::lock_guard<std::mutex> lock{s.mutex};
     EXPECT_EQ(s.records.size(), 1u);
+}
+
+// A callback that rocprofiler_flush_buffer runs on the program's thread (no callback thread)
+// is the tool's code: as cancellable as that thread was when it called. Cancelled there, the
+// thread ends as with pthread_exit, and the buffer stays usable.
+TEST(buffer, a_callback_run_by_a_flush_is_as_cancellable_as_its_caller)
+{
+    static sink s; // reached from the thread body, which captures nothing
+    s.test_cancel = true;
+    cancelled_flusher f;
+    f.id    = buffer_on_its_own_thread(s, false);
+    f.flush = [](cancelled_flusher& self)
+    {
+        put(self.id, 0, 1);
+        rocprofiler_flush_buffer(rocprofiler_buffer_id_t{self.id});
+    };
+    ASSERT_EQ(pthread_create(&f.thread, nullptr, cancelled_flusher::body, &f), 0);
+    ASSERT_EQ(pthread_cancel(f.thread), 0);
+    f.open.store(true);
+    EXPECT_EQ(f.join(), PTHREAD_CANCELED);
+    EXPECT_FALSE(f.returned.load()) << "the callback ran with cancellation disabled";
+    s.test_cancel = false;
+    ASSERT_TRUE(put(f.id, 0, 2));
+    EXPECT_EQ(rb::flush(f.id, bounded), ROCPROFILER_STATUS_SUCCESS);
+    std::lock_guard<std::mutex> lock{s.mutex};
+    ASSERT_EQ(s.records.size(), 2u);
+    EXPECT_EQ(s.records[1].sequence, 2u);
 }
 
 TEST(buffer, flush_waits_until_drops_are_reported)
