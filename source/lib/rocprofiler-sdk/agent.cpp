@@ -104,7 +104,7 @@ rocprofiler_query_available_agents(rocprofiler_agent_version_t             versi
             // are not ours to change.
             auto** agents = const_cast<const void**>(list.c_array.data());
             // The tool's code, as cancellable as its caller.
-            const rocprofiler::cancellation::state_for_wait as_caller{callers_cancel_state};
+            const rocprofiler::cancellation::scoped_state as_caller{callers_cancel_state};
             return callback(version, agents, list.agents.size(), user_data);
         });
 }

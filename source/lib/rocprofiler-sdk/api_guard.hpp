@@ -52,11 +52,11 @@ template <typename Fn>
 ROCP_CATCHES_FORCED_UNWIND rocprofiler_status_t
 api_call(const char* name, Fn&& body)
 {
-    const cancellation::disabled_scope no_cancellation;
+    const cancellation::scoped_state no_cancellation{PTHREAD_CANCEL_DISABLE};
     try
     {
         if constexpr(std::is_invocable_v<Fn, int>)
-            return body(no_cancellation.callers_state());
+            return body(no_cancellation.before());
         else
             return body();
     }

@@ -690,7 +690,7 @@ deliver_on_this_thread(record_buffer* b, int cancel_state)
     if(inside_delivery()) return ROCPROFILER_STATUS_ERROR_BUFFER_BUSY;
     if(exiting.load() && callback_thread::ended_by_tool(b->thread_id.load()))
         return ROCPROFILER_STATUS_ERROR;
-    const cancellation::state_for_wait as_caller{cancel_state};
+    const cancellation::scoped_state as_caller{cancel_state};
     deliver(b->id);
     return ROCPROFILER_STATUS_SUCCESS;
 }
@@ -751,7 +751,7 @@ flush(uint64_t buffer_id, std::chrono::milliseconds timeout, int wait_cancel_sta
         auto slice =
             std::min(deadline, std::chrono::steady_clock::now() + std::chrono::milliseconds{200});
         {
-            const cancellation::state_for_wait caller_may_cancel{wait_cancel_state};
+            const cancellation::scoped_state caller_may_cancel{wait_cancel_state};
             b->delivered_cv.wait_until(lock, slice, [&] { return done() || unserved(); });
         }
         if(done()) break;

@@ -8,7 +8,7 @@
 // is pending stays pending until the program's next cancellation point. The exceptions are
 // the waits for a tool's code and that code itself where the SDK handles the unwind (a
 // flush's or a destroy's wait for a callback, a callback a flush runs on the caller's thread,
-// the agents query's callback): they get the caller's state back (state_for_wait). The tool's
+// the agents query's callback): they get the caller's state back. The tool's
 // configure, initialize, thread notifications and finalize do not (an unwind there is not
 // handled). The SDK's own threads run with cancellation disabled throughout
 // (internal_threading.cpp). Deferred cancellation only: with asynchronous cancellation POSIX
@@ -19,31 +19,19 @@
 
 namespace rocprofiler::cancellation
 {
-// Disables cancellation of the calling thread for its lifetime, then restores the caller's
-// state (a pending cancellation then waits for the program's next cancellation point).
-class disabled_scope
+// Gives the calling thread the cancellation state `state` (PTHREAD_CANCEL_DISABLE or
+// PTHREAD_CANCEL_ENABLE) for its lifetime, then restores the one before: nested scopes give
+// back the outer state, never simply ENABLE.
+class scoped_state
 {
 public:
-    disabled_scope() noexcept { pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &m_callers); }
-    ~disabled_scope() { pthread_setcancelstate(m_callers, nullptr); }
-    disabled_scope(const disabled_scope&)            = delete;
-    disabled_scope& operator=(const disabled_scope&) = delete;
+    explicit scoped_state(int state) noexcept { pthread_setcancelstate(state, &m_before); }
+    ~scoped_state() { pthread_setcancelstate(m_before, nullptr); }
+    scoped_state(const scoped_state&)            = delete;
+    scoped_state& operator=(const scoped_state&) = delete;
 
-    // PTHREAD_CANCEL_ENABLE or PTHREAD_CANCEL_DISABLE, as the caller had it.
-    int callers_state() const noexcept { return m_callers; }
-
-private:
-    int m_callers = PTHREAD_CANCEL_DISABLE;
-};
-
-// Gives a wait the cancellation state `state` for its lifetime, then restores the one before.
-class state_for_wait
-{
-public:
-    explicit state_for_wait(int state) noexcept { pthread_setcancelstate(state, &m_before); }
-    ~state_for_wait() { pthread_setcancelstate(m_before, nullptr); }
-    state_for_wait(const state_for_wait&)            = delete;
-    state_for_wait& operator=(const state_for_wait&) = delete;
+    // The state before this scope: the caller's, for the waits and tool code it may cancel.
+    int before() const noexcept { return m_before; }
 
 private:
     int m_before = PTHREAD_CANCEL_DISABLE;

@@ -1,8 +1,8 @@
 // MIT License - see LICENSE.
 #include "rocprofiler-sdk/logging.hpp"
+#include "rocprofiler-sdk/cancellation.hpp"
 #include "rocprofiler-sdk/env.hpp"
 
-#include <pthread.h>
 #include <strings.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -110,13 +110,13 @@ line::~line()
     // write and writev are cancellation points: on a program's thread with a cancellation
     // pending, the unwind would leave this destructor (noexcept: std::terminate). Logging is
     // no cancellation point; the thread is cancelled at its next one.
-    int cancel_state = PTHREAD_CANCEL_ENABLE;
-    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
-    if(m_cut_short)
-        write_line(m_text.data(), m_text.size(), cut_short, sizeof(cut_short) - 1);
-    else
-        write_line(m_text.data(), m_text.size(), "\n", 1);
-    pthread_setcancelstate(cancel_state, nullptr);
+    {
+        const cancellation::scoped_state no_cancellation{PTHREAD_CANCEL_DISABLE};
+        if(m_cut_short)
+            write_line(m_text.data(), m_text.size(), cut_short, sizeof(cut_short) - 1);
+        else
+            write_line(m_text.data(), m_text.size(), "\n", 1);
+    }
     errno = saved;
 }
 } // namespace rocprofiler::logging

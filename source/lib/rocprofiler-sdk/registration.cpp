@@ -544,7 +544,8 @@ run_deferred_finalizations()
 ROCP_CATCHES_FORCED_UNWIND void
 finalize_client(rocprofiler_client_id_t id)
 {
-    const cancellation::disabled_scope no_cancellation; // an API call (api_guard.hpp)
+    const cancellation::scoped_state no_cancellation{
+        PTHREAD_CANCEL_DISABLE}; // an API call (api_guard.hpp)
     try
     {
         // During exit finalization every tool is finished anyway; waiting here (e.g. from
@@ -701,7 +702,8 @@ in_forked_child() noexcept
 void
 on_library_load() noexcept
 {
-    const cancellation::disabled_scope no_cancellation; // see cancellation.hpp
+    const cancellation::scoped_state no_cancellation{
+        PTHREAD_CANCEL_DISABLE}; // see cancellation.hpp
     try
     {
         if(current_phase() != phase::uninitialized) return;
@@ -757,7 +759,8 @@ initialize() noexcept
 void
 finalize() noexcept
 {
-    const cancellation::disabled_scope no_cancellation; // see cancellation.hpp
+    const cancellation::scoped_state no_cancellation{
+        PTHREAD_CANCEL_DISABLE}; // see cancellation.hpp
     try
     {
         if(in_forked_child())
