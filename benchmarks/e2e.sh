@@ -23,6 +23,11 @@
 #
 #   benchmarks/e2e.sh [build-dir] [seconds per rate]        (defaults: build 2)
 #
+# The emulator's producer keeps the offered rate in sleeps that end up to its timer slack late
+# (50 us unless set), so its events come in bunches; KFD_EMULATOR_TIMER_SLACK_NS=1000 in the
+# environment spreads them evenly, as a kernel delivers them, at the cost of a producer that
+# wakes per event and competes with the reader for the CPUs (docs/kfd-emulator.md, Replay).
+#
 # The traced program is build/benchmarks/kfd-e2e-host (it configures tracing itself and waits
 # until the replay is over). `timeout` and `perf` run outside `env LD_PRELOAD=...`, so that
 # only the program is traced. Needs python3 (JSON) and perf (optional, Debian package linux-perf:
@@ -66,10 +71,10 @@ stat_field() { # stats.json field (of "total"), n/a when the run left no statist
         "$1" "$2" 2>/dev/null || echo n/a
 }
 
-echo "# e2e: $(date -u +%FT%TZ), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# e2e: $(date -u +%FT%TZ), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg), emulator producer's timer slack: ${KFD_EMULATOR_TIMER_SLACK_NS:-inherited} ns"
 echo
-echo "| FIFO | offered rate (events/s) | events | dropped by the FIFO | SDK CPU ms per M events: all (reader + callback) | of it user time | user time by code (perf): SDK / emulator / libc | SDK threads' syscalls per event, as on a kernel (poll, identity check, read, futex...) | the emulator's own syscalls inside them per event | steal time during the drops run |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "| FIFO | offered rate (events/s) | events | dropped by the FIFO | SDK CPU ms per M events: all (reader + callback) | of it user time | user time by code (perf): SDK / emulator / libc | events per read() | SDK threads' syscalls per event, as on a kernel (poll, identity check, read, futex...) | the emulator's own syscalls inside them per event | steal time during the drops run |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
 for fifo in 1024 8192; do
     best=none       # the highest rate that dropped nothing
     clean=none      # the highest rate that, like every lower one, dropped nothing
@@ -90,6 +95,10 @@ for fifo in 1024 8192; do
         timeout 300 env ROCPROFILER_KFD_FIFO_BYTES="$fifo" LD_PRELOAD="$EMU" KFD_EMULATOR_LOG="$log" KFD_EMULATOR_STATS="$WORK/stats.json" \
             "$HOST" --idle-ms 500 >"$WORK/out" 2>"$WORK/err" || true
         dropped=$(stat_field "$WORK/stats.json" dropped_fifo_full)
+        # Events the reader got per read() call (every read of an SMI fd, EAGAIN included):
+        # with one poll and one identity check per read, what sets its system calls per event.
+        per_read=$(awk -v e="$events" -v d="$dropped" -v r="$(stat_field "$WORK/stats.json" reads_intercepted)" \
+            'BEGIN { if (d ~ /^[0-9]+$/ && r ~ /^[0-9]+$/ && r > 0) printf "%.1f", (e - d) / r; else print "n/a" }')
         steal=$(awk -v s="$(($(steal_ticks) - steal0))" -v a="$(($(all_ticks) - all0))" \
             'BEGIN { printf "%.1f%%", (a > 0 ? 100 * s / a : 0) }')
         read -r cpu_ns reader_ns cb_ns user_ticks _ _ < <(sdk_threads "$WORK/out" end)
@@ -131,7 +140,7 @@ print("%.3f %.3f" % ((calls - emu + t["reads_intercepted"]) / events, emu / even
                 python3 "$HERE/user_cpu_split.py" "$USER_SAMPLE_NS" "$events" |
                 awk '{ printf "%s / %s / %s", $1, $2, $3 }')
         fi
-        echo "| $fifo | $rate | $events | $dropped | $cpu_per_m | $user_per_m | $user_split | $sys_kernel | $sys_emulator | $steal |"
+        echo "| $fifo | $rate | $events | $dropped | $cpu_per_m | $user_per_m | $user_split | $per_read | $sys_kernel | $sys_emulator | $steal |"
         if [[ $rate != max ]]; then
             if [[ $dropped == 0 ]]; then
                 best=$rate
@@ -141,7 +150,7 @@ print("%.3f %.3f" % ((calls - emu + t["reads_intercepted"]) / events, emu / even
             fi
         fi
     done
-    echo "| $fifo | highest offered rate with zero drops: $best; zero drops at it and every lower rate: up to $clean | | | | | | | | |"
+    echo "| $fifo | highest offered rate with zero drops: $best; zero drops at it and every lower rate: up to $clean | | | | | | | | | |"
 done
 
 # Idle: a log of 10 events, then 3 s of tracing with nothing to read.

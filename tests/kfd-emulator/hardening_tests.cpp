@@ -5,6 +5,7 @@
 // Each test runs a case that used to go wrong.
 #include "emulator_fixture.hpp"
 
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -206,6 +207,32 @@ TEST_F(Hardening, ExitTimeoutsOutOfRangeAreRefusedNotWrapped)
     EXPECT_NE(result.err.find("ignoring KFD_EMULATOR_EXIT_MAX_MS=-1"), std::string::npos)
         << result.err;
     EXPECT_EQ(stats()["producer"]["exit_wait"].str, "complete");
+}
+
+TEST_F(Hardening, TheProducersTimerSlackIsTheOneAskedFor)
+{
+    // A paced producer's sleeps end up to its timer slack late, which sets how events bunch
+    // up: benchmarks choose it, and the statistics say what the producer ran with.
+    auto result = probe(log(faults(3)),
+                        {"open", "smi:1ea0", "mask:0:" + all_events, "drain:0:8192:200", "exitnow"},
+                        {{"KFD_EMULATOR_TIMER_SLACK_NS", "2000"}});
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(stats()["producer"]["timer_slack_ns"].u64(), 2000u);
+}
+
+TEST_F(Hardening, WithoutATimerSlackTheProducerKeepsTheOneItInherits)
+{
+    // The probe inherits this process's slack; so does the producer, from the probe's thread.
+    const auto inherited = static_cast<uint64_t>(prctl(PR_GET_TIMERSLACK, 0UL, 0UL, 0UL, 0UL));
+    ASSERT_NE(inherited, 2000u);
+    auto result = probe(log(faults(3)),
+                        {"open", "smi:1ea0", "mask:0:" + all_events, "drain:0:8192:200", "exitnow"},
+                        {{"KFD_EMULATOR_TIMER_SLACK_NS", "2 us"}});
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_NE(result.err.find("ignoring KFD_EMULATOR_TIMER_SLACK_NS=2 us: not a number of ns"),
+              std::string::npos)
+        << result.err;
+    EXPECT_EQ(stats()["producer"]["timer_slack_ns"].u64(), inherited);
 }
 
 TEST_F(Hardening, ExecdProgramDoesNotClobberTheStatistics)

@@ -80,13 +80,13 @@ at_load()
 }
 
 long
-env_long(const char* name, long fallback)
+env_long(const char* name, long fallback, const char* unit = "ms")
 {
     const char* text = std::getenv(name);
     if(text == nullptr || *text == '\0') return fallback;
     uint64_t value = 0;
     if(parse_number(text, 10, max_env_ms, value)) return static_cast<long>(value);
-    report(std::string("ignoring ") + name + "=" + text + ": not a number of ms up to " +
+    report(std::string("ignoring ") + name + "=" + text + ": not a number of " + unit + " up to " +
            std::to_string(max_env_ms));
     return fallback;
 }
@@ -233,6 +233,7 @@ initialize()
         remember_process_start(); // in case a constructor of another library called us first
         emu->exit_timeout_ms = env_long("KFD_EMULATOR_EXIT_TIMEOUT_MS", default_exit_timeout_ms);
         emu->exit_max_ms     = env_long("KFD_EMULATOR_EXIT_MAX_MS", default_exit_max_ms);
+        emu->producer_timer_slack_ns = env_long("KFD_EMULATOR_TIMER_SLACK_NS", 0, "ns");
 
         const char* log = g_log_path[0] != '\0' ? g_log_path : std::getenv("KFD_EMULATOR_LOG");
         std::string error;

@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -503,10 +504,22 @@ producer_main(void* arg)
     pthread_sigmask(SIG_BLOCK, &all, nullptr);
     // Named, so that profilers and benchmarks tell its CPU time from the program's.
     pthread_setname_np(pthread_self(), "kfd-emu-prod");
+    // A `rate` or `realtime` producer sleeps until each event's time, and each sleep ends up
+    // to the thread's timer slack late (Linux: 50 us unless the program set another): events
+    // then come in bursts of what fell due meanwhile. A smaller slack spreads them as the pace
+    // says, at the cost of a wake-up per event (docs/kfd-emulator.md).
+    if(g_emu->producer_timer_slack_ns > 0)
+        prctl(PR_SET_TIMERSLACK, static_cast<unsigned long>(g_emu->producer_timer_slack_ns), 0UL,
+              0UL, 0UL);
+    const int slack = prctl(PR_GET_TIMERSLACK, 0UL, 0UL, 0UL, 0UL);
     g_producer_thread.store(pthread_self(), std::memory_order_relaxed);
 
     rocprofiler::common::thread_stack_root stack_root; // see common/fork_reachable.hpp
     auto*                                  s = static_cast<session*>(arg);
+    {
+        std::lock_guard<std::mutex> lock(*g_emu->mu);
+        s->producer_timer_slack_ns = slack > 0 ? static_cast<uint64_t>(slack) : 0;
+    }
     try
     {
         produce(*g_emu, *s);

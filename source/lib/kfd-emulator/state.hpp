@@ -108,6 +108,7 @@ struct session
     bool                   producer_finished = false;
     bool                   stop              = false;
     std::string            producer_error;
+    uint64_t               producer_timer_slack_ns = 0; // what the producer thread runs with
     uint64_t               progress  = 0; // bumped by every emitted event and every read
     int64_t                ns_offset = 0;
     bool                   sleeping  = false; // producer waits for its schedule
@@ -146,10 +147,12 @@ struct fd_entry
 
 struct emulator
 {
-    bool          ready = false;
-    config        cfg;
-    long          exit_timeout_ms = default_exit_timeout_ms;
-    long          exit_max_ms     = default_exit_max_ms;
+    bool   ready = false;
+    config cfg;
+    long   exit_timeout_ms = default_exit_timeout_ms;
+    long   exit_max_ms     = default_exit_max_ms;
+    // KFD_EMULATOR_TIMER_SLACK_NS: the producer thread's timer slack (0: the one it inherits).
+    long          producer_timer_slack_ns = 0;
     std::string   stats_target;         // where this process writes its stats
     pid_t         stats_target_pid = 0; // the process that chose it
     topology_tree topology;

@@ -22,14 +22,15 @@ stats_input
 collect_stats(const emulator& emu, const session& s, const char* exit_wait)
 {
     stats_input in;
-    in.cfg               = &emu.cfg;
-    in.pid               = s.pid;
-    in.ns_offset         = s.ns_offset;
-    in.producer_started  = s.producer_started;
-    in.producer_finished = s.producer_finished;
-    in.exit_wait         = exit_wait;
-    in.producer_error    = s.producer_error;
-    in.client_calls      = client_calls_so_far();
+    in.cfg                     = &emu.cfg;
+    in.pid                     = s.pid;
+    in.ns_offset               = s.ns_offset;
+    in.producer_started        = s.producer_started;
+    in.producer_finished       = s.producer_finished;
+    in.exit_wait               = exit_wait;
+    in.producer_error          = s.producer_error;
+    in.producer_timer_slack_ns = s.producer_timer_slack_ns;
+    in.client_calls            = client_calls_so_far();
     for(size_t i = 0; i < s.gpus.size(); ++i)
     {
         gpu_report gpu;

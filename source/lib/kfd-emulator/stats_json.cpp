@@ -239,6 +239,7 @@ write_settings(json_writer& w, const stats_input& in)
     w.field("finished", in.producer_finished);
     w.field("exit_wait", in.exit_wait);
     w.field("error", in.producer_error);
+    w.field("timer_slack_ns", in.producer_timer_slack_ns);
     w.close('}');
     w.field("error", cfg.load_error);
     w.key("warnings");

@@ -101,6 +101,7 @@ struct stats_input
     bool                    producer_finished = false;
     std::string             exit_wait;
     std::string             producer_error;
+    uint64_t                producer_timer_slack_ns = 0;
     std::vector<gpu_report> gpus;
     client_call_report      client_calls;
 };
