@@ -213,6 +213,7 @@ TEST_F(Hardening, TheProducersTimerSlackIsTheOneAskedFor)
 {
     // A paced producer's sleeps end up to its timer slack late, which sets how events bunch
     // up: benchmarks choose it, and the statistics say what the producer ran with.
+    ASSERT_NE(prctl(PR_GET_TIMERSLACK, 0UL, 0UL, 0UL, 0UL), 2000); // not merely inherited
     auto result = probe(log(faults(3)),
                         {"open", "smi:1ea0", "mask:0:" + all_events, "drain:0:8192:200", "exitnow"},
                         {{"KFD_EMULATOR_TIMER_SLACK_NS", "2000"}});
