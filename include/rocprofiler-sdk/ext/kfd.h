@@ -146,10 +146,13 @@ typedef struct rocprofiler_kfd_loss_stats_t
  * Gaps: a start (fault, migration, queue eviction) seen before events of its kind may have
  * been lost is dropped rather than paired with an end read after the loss, and counted in
  * starts_lost_in_gap. That happens when a mask without its kind is written (the last
- * context tracing it stopped: the SDK first reads what the kernel had queued), when its
- * GPU's stream ends or a read fails, when a read returns a (nearly) full kernel FIFO (the
- * kernel probably dropped what followed: a probable loss is treated as a loss, so that no
- * record spans it), and at a kernel drop report (id 14). Ends arriving after such a gap
+ * context tracing it stopped: the SDK first reads what the kernel had queued; a kind counts
+ * as traced only while both its start and its end ids are in the mask, so a kfd_events
+ * service tracing one of them alone neither keeps it paired nor feeds it starts or ends
+ * that could never pair, and the kind paired again after that is treated as after a gap),
+ * when its GPU's stream ends or a read fails, when a read returns a (nearly) full kernel
+ * FIFO (the kernel probably dropped what followed: a probable loss is treated as a loss,
+ * so that no record spans it), and at a kernel drop report (id 14). Ends arriving after such a gap
  * whose start was dropped count in ends_without_start. After a gap in queue events, queue
  * suspensions that end within 10 s of it are withheld and counted in starts_lost_in_gap as
  * well: the driver's eviction count is unknown then, and a suspension seen to start after

@@ -1227,15 +1227,54 @@ TEST(kfd_pairing, a_gap_in_other_kinds_does_not_withhold_suspensions)
 TEST(kfd_pairing, mask_bits_name_their_pair_kinds)
 {
     using rocprofiler::kfd::pair_kinds_of_mask;
+    using rocprofiler::kfd::pair_kinds_with_an_id_in_mask;
+    constexpr uint32_t fault   = rocprofiler::kfd::pair_kind_page_fault;
+    constexpr uint32_t migrate = rocprofiler::kfd::pair_kind_page_migrate;
+    constexpr uint32_t queue   = rocprofiler::kfd::pair_kind_queue_suspend;
+    // A kind is paired only with both its ids (bit id-1): 5+6, 7+8, 9+10.
     EXPECT_EQ(pair_kinds_of_mask(0), 0u);
-    EXPECT_EQ(pair_kinds_of_mask(1ull << 4), rocprofiler::kfd::pair_kind_page_migrate); // id 5
-    EXPECT_EQ(pair_kinds_of_mask(1ull << 5), rocprofiler::kfd::pair_kind_page_migrate); // id 6
-    EXPECT_EQ(pair_kinds_of_mask(1ull << 6), rocprofiler::kfd::pair_kind_page_fault);   // id 7
-    EXPECT_EQ(pair_kinds_of_mask(1ull << 7), rocprofiler::kfd::pair_kind_page_fault);   // id 8
-    EXPECT_EQ(pair_kinds_of_mask(1ull << 8), rocprofiler::kfd::pair_kind_queue_suspend);
-    EXPECT_EQ(pair_kinds_of_mask(1ull << 9), rocprofiler::kfd::pair_kind_queue_suspend);
+    EXPECT_EQ(pair_kinds_of_mask((1ull << 4) | (1ull << 5)), migrate);
+    EXPECT_EQ(pair_kinds_of_mask((1ull << 6) | (1ull << 7)), fault);
+    EXPECT_EQ(pair_kinds_of_mask((1ull << 8) | (1ull << 9)), queue);
+    for(int bit = 4; bit <= 9; ++bit) // one id alone pairs nothing
+        EXPECT_EQ(pair_kinds_of_mask(1ull << bit), 0u) << "id " << bit + 1;
+    EXPECT_EQ(pair_kinds_of_mask((1ull << 4) | (1ull << 7) | (1ull << 8)), 0u);    // 5, 8, 9
     EXPECT_EQ(pair_kinds_of_mask((1ull << 10) | (1ull << 13) | (1ull << 63)), 0u); // 11, 14, all
     EXPECT_EQ(pair_kinds_of_mask(~0ull), rocprofiler::kfd::pair_kind_all);
+    // ... while either id counts as "an id in the mask"
+    EXPECT_EQ(pair_kinds_with_an_id_in_mask(1ull << 4), migrate);
+    EXPECT_EQ(pair_kinds_with_an_id_in_mask(1ull << 5), migrate);
+    EXPECT_EQ(pair_kinds_with_an_id_in_mask(1ull << 6), fault);
+    EXPECT_EQ(pair_kinds_with_an_id_in_mask(1ull << 7), fault);
+    EXPECT_EQ(pair_kinds_with_an_id_in_mask(1ull << 8), queue);
+    EXPECT_EQ(pair_kinds_with_an_id_in_mask(1ull << 9), queue);
+    EXPECT_EQ(pair_kinds_with_an_id_in_mask((1ull << 10) | (1ull << 13) | (1ull << 63)), 0u);
+}
+
+TEST(kfd_pairing, a_mask_change_invalidates_kinds_that_stop_or_resume_pairing_from_half)
+{
+    using rocprofiler::kfd::pair_kinds_to_invalidate;
+    constexpr uint32_t queue = rocprofiler::kfd::pair_kind_queue_suspend;
+    constexpr uint32_t fault = rocprofiler::kfd::pair_kind_page_fault;
+    const uint64_t     evict = 1ull << 8, restore = 1ull << 9, id14 = 1ull << 13;
+    const uint64_t     fault_start = 1ull << 6, fault_end = 1ull << 7;
+    // The case a review found: a raw context keeps QUEUE_EVICTION while the QUEUE_SUSPEND
+    // context stops: the restores are gone, so is the pairing.
+    EXPECT_EQ(pair_kinds_to_invalidate(evict | restore | id14, evict | id14), queue);
+    // ... and when it starts again, evictions seen meanwhile may be in the FIFO still.
+    EXPECT_EQ(pair_kinds_to_invalidate(evict | id14, evict | restore | id14), queue);
+    // Both ids gone; both ids back from none: nothing outstanding can be stale.
+    EXPECT_EQ(pair_kinds_to_invalidate(evict | restore, id14), queue);
+    EXPECT_EQ(pair_kinds_to_invalidate(id14, evict | restore | id14), 0u);
+    EXPECT_EQ(pair_kinds_to_invalidate(0, ~0ull), 0u);
+    // Half to the other half, or half to none: never paired, nothing to drop.
+    EXPECT_EQ(pair_kinds_to_invalidate(evict, restore), 0u);
+    EXPECT_EQ(pair_kinds_to_invalidate(fault_start, 0), 0u);
+    // Kinds are independent.
+    EXPECT_EQ(
+        pair_kinds_to_invalidate(fault_start | fault_end | evict, fault_start | evict | restore),
+        fault | queue);
+    EXPECT_EQ(pair_kinds_to_invalidate(~0ull, ~0ull), 0u);
 }
 
 // ---------------------------------------------------------------- age bound

@@ -6,6 +6,7 @@
 // records it computed by hand (or the generator's model) for the replayed log.
 //   E2E_OPS=1,2        operations to trace (default: all)
 //   E2E_RAW=1          also trace raw KFD events (ext/kfd.h) into a second buffer
+//   E2E_RAW_OPS=7,9    ... only these raw operations (default: all)
 //   E2E_STOP_AFTER=N   stop the context once N records were delivered; report how many
 //                      records were emplaced by then (via flush) as "stopped_with,N"
 //   E2E_POLICY=discard|lossless, E2E_BUFFER_BYTES=N
@@ -15,6 +16,8 @@
 //                      marker arrived and starts it again once the second did (before any
 //                      E2E_TOGGLE toggles). With `#@ wait-mask` in the log around the lines
 //                      between the markers, the gap is the same on every run.
+//   E2E_MARKER_ALSO_OPS=9  the marker context also traces these raw operations (they are
+//                      not markers: only UNMAP_FROM_GPU records count as markers)
 //   E2E_FINALIZE_AFTER=N  call the SDK's finalize function from inside the callback once N
 //                        records were delivered (the SDK must defer it, not deadlock)
 //   E2E_CALLBACK=slow|throw|hang|exit (exit: calls exit(0) from the first callback)
@@ -203,7 +206,11 @@ on_records(rocprofiler_context_id_t, rocprofiler_buffer_id_t buffer,
     if(marker_buffer.handle != 0 && buffer.handle == marker_buffer.handle)
     {
         std::lock_guard<std::mutex> lock{marker_mutex};
-        markers += count;
+        for(size_t i = 0; i < count; ++i)
+            if(headers[i]->kind == ROCPROFILER_BUFFER_TRACING_KFD_EVENT &&
+               static_cast<const rocprofiler_kfd_event_record_t*>(headers[i]->payload)->operation ==
+                   ROCPROFILER_KFD_EVENT_UNMAP_FROM_GPU)
+                ++markers;
         marker_cv.notify_all();
         return;
     }
@@ -262,10 +269,10 @@ on_records(rocprofiler_context_id_t, rocprofiler_buffer_id_t buffer,
 }
 
 std::vector<rocprofiler_tracing_operation_t>
-operations_from_env()
+operations_from_env(const char* name)
 {
     std::vector<rocprofiler_tracing_operation_t> ops;
-    const char*                                  text = getenv("E2E_OPS");
+    const char*                                  text = getenv(name);
     for(const char* p = text; p && *p;)
     {
         ops.push_back(static_cast<int>(strtol(p, const_cast<char**>(&p), 10)));
@@ -310,7 +317,7 @@ tool_init(rocprofiler_client_finalize_t fini, void*)
     stop_after = getenv("E2E_STOP_AFTER") ? strtoull(getenv("E2E_STOP_AFTER"), nullptr, 10) : 0;
     rocprofiler_create_context(&ctx);
     rocprofiler_create_buffer(ctx, bytes, bytes / 2, policy, on_records, nullptr, &pm_buffer);
-    auto ops    = operations_from_env();
+    auto ops    = operations_from_env("E2E_OPS");
     auto status = rocprofiler_configure_buffer_tracing_service(
         ctx, ROCPROFILER_BUFFER_TRACING_PAGE_MIGRATION, ops.data(), ops.size(), pm_buffer);
     add_line("configure," + std::to_string(status));
@@ -318,8 +325,9 @@ tool_init(rocprofiler_client_finalize_t fini, void*)
     {
         rocprofiler_create_buffer(ctx, 65536, 0, ROCPROFILER_BUFFER_POLICY_LOSSLESS, on_records,
                                   nullptr, &raw_buffer);
-        auto raw = rocprofiler_configure_buffer_tracing_service(
-            ctx, ROCPROFILER_BUFFER_TRACING_KFD_EVENT, nullptr, 0, raw_buffer);
+        auto raw_ops = operations_from_env("E2E_RAW_OPS");
+        auto raw     = rocprofiler_configure_buffer_tracing_service(
+                ctx, ROCPROFILER_BUFFER_TRACING_KFD_EVENT, raw_ops.data(), raw_ops.size(), raw_buffer);
         add_line("configure_raw," + std::to_string(raw));
     }
     const bool gap_markers = getenv("E2E_GAP_MARKERS") != nullptr;
@@ -329,9 +337,11 @@ tool_init(rocprofiler_client_finalize_t fini, void*)
         rocprofiler_create_context(&marker_ctx);
         rocprofiler_create_buffer(marker_ctx, 65536, 0, ROCPROFILER_BUFFER_POLICY_LOSSLESS,
                                   on_records, nullptr, &marker_buffer);
-        rocprofiler_tracing_operation_t unmap  = ROCPROFILER_KFD_EVENT_UNMAP_FROM_GPU;
-        auto                            status = rocprofiler_configure_buffer_tracing_service(
-                                       marker_ctx, ROCPROFILER_BUFFER_TRACING_KFD_EVENT, &unmap, 1, marker_buffer);
+        auto marker_ops = operations_from_env("E2E_MARKER_ALSO_OPS");
+        marker_ops.push_back(ROCPROFILER_KFD_EVENT_UNMAP_FROM_GPU);
+        auto status = rocprofiler_configure_buffer_tracing_service(
+            marker_ctx, ROCPROFILER_BUFFER_TRACING_KFD_EVENT, marker_ops.data(), marker_ops.size(),
+            marker_buffer);
         add_line("configure_markers," + std::to_string(status));
         if(gap_markers)
             add_line("start_markers," + std::to_string(rocprofiler_start_context(marker_ctx)));

@@ -228,6 +228,8 @@ struct read_context
     chunk_tally&          tally;
     // This read neither filters by process nor has a kfd_events service: accept() only counts.
     bool count_only;
+    // The stream's paired_kinds as this read began: events of other kinds are not paired.
+    uint32_t paired_kinds;
 };
 
 // accept() when the read filters by process or has a kfd_events service.
@@ -264,53 +266,58 @@ void
 on_page_fault_start(void* context, event& ev, std::string_view line)
 {
     auto& rc = *static_cast<read_context*>(context);
-    if(accept(rc, ev, line)) rc.stream.pairing.on_page_fault_start(ev);
+    if(accept(rc, ev, line) && (rc.paired_kinds & pair_kind_page_fault))
+        rc.stream.pairing.on_page_fault_start(ev);
 }
 
 void
 on_migrate_start(void* context, event& ev, std::string_view line)
 {
     auto& rc = *static_cast<read_context*>(context);
-    if(accept(rc, ev, line)) rc.stream.pairing.on_migrate_start(ev);
+    if(accept(rc, ev, line) && (rc.paired_kinds & pair_kind_page_migrate))
+        rc.stream.pairing.on_migrate_start(ev);
 }
 
 void
 on_queue_eviction(void* context, event& ev, std::string_view line)
 {
     auto& rc = *static_cast<read_context*>(context);
-    if(accept(rc, ev, line)) rc.stream.pairing.on_queue_eviction(ev);
+    if(accept(rc, ev, line) && (rc.paired_kinds & pair_kind_queue_suspend))
+        rc.stream.pairing.on_queue_eviction(ev);
 }
 
-// An event that can complete a record, through the engine's entry point `end`.
+// An event that can complete a record of `kind` (pair_kind_bits; 0: an instant, always
+// paired), through the engine's entry point `end`.
 __attribute__((always_inline)) inline void
-on_end(void* context, event& ev, std::string_view line, pairing_end end)
+on_end(void* context, event& ev, std::string_view line, pairing_end end, uint32_t kind)
 {
     auto& rc = *static_cast<read_context*>(context);
-    if(accept(rc, ev, line)) rc.tally.paired += pair_and_add(rc.cd, rc.stream, ev, end) ? 1 : 0;
+    if(accept(rc, ev, line) && (kind == 0 || (rc.paired_kinds & kind)))
+        rc.tally.paired += pair_and_add(rc.cd, rc.stream, ev, end) ? 1 : 0;
 }
 
 void
 on_page_fault_end(void* context, event& ev, std::string_view line)
 {
-    on_end(context, ev, line, &pairing_engine::on_page_fault_end);
+    on_end(context, ev, line, &pairing_engine::on_page_fault_end, pair_kind_page_fault);
 }
 
 void
 on_migrate_end(void* context, event& ev, std::string_view line)
 {
-    on_end(context, ev, line, &pairing_engine::on_migrate_end);
+    on_end(context, ev, line, &pairing_engine::on_migrate_end, pair_kind_page_migrate);
 }
 
 void
 on_queue_restore(void* context, event& ev, std::string_view line)
 {
-    on_end(context, ev, line, &pairing_engine::on_queue_restore);
+    on_end(context, ev, line, &pairing_engine::on_queue_restore, pair_kind_queue_suspend);
 }
 
 void
 on_unmap_from_gpu(void* context, event& ev, std::string_view line)
 {
-    on_end(context, ev, line, &pairing_engine::on_unmap_from_gpu);
+    on_end(context, ev, line, &pairing_engine::on_unmap_from_gpu, 0);
 }
 
 void
@@ -319,7 +326,10 @@ on_id_14(void* context, event& ev, std::string_view line)
     auto& rc = *static_cast<read_context*>(context);
     resolve_id14(ev, rc.stream.gpu_id); // an ambiguous token that names this fd's GPU
     if(ev.kind14 == id14_kind::dropped_events) rc.tally.kernel_drops += ev.count;
-    if(accept(rc, ev, line)) rc.stream.pairing.on_id_14(ev);
+    // A rescheduled restore belongs to queue suspensions; a drop report to every kind.
+    const bool paired = ev.kind14 != id14_kind::rescheduled_restore ||
+                        (rc.paired_kinds & pair_kind_queue_suspend) != 0;
+    if(accept(rc, ev, line) && paired) rc.stream.pairing.on_id_14(ev);
 }
 
 // Reads of fewer bytes (about 45 kernel lines) are parsed without the hot shapes' pass: it
@@ -357,7 +367,13 @@ deliver_chunk(chunk_delivery& cd, const process_filter& filter, gpu_stream& stre
 {
     chunk_tally tally;
     collect_destinations(cd);
-    read_context   rc{filter, cd, stream, now, tally, !filter.only_own_process && cd.raw.empty()};
+    read_context   rc{filter,
+                    cd,
+                    stream,
+                    now,
+                    tally,
+                    !filter.only_own_process && cd.raw.empty(),
+                    stream.paired_kinds.load(std::memory_order_relaxed)};
     event_handlers handlers = handlers_for(rc);
     handlers.hot_shapes     = size >= hot_shapes_min_read;
     stream.splitter.feed(data, size,

@@ -78,18 +78,52 @@ store_trigger(Enum& field, int32_t value) noexcept
 }
 } // namespace
 
+namespace
+{
+// Each pair kind's start and end ids, as mask bits.
+struct pair_kind_ids
+{
+    uint32_t kind;
+    uint64_t start;
+    uint64_t end;
+};
+
+constexpr pair_kind_ids pair_kind_table[] = {
+    {pair_kind_page_fault, kfd_abi::event_mask(kfd_abi::event_page_fault_start),
+     kfd_abi::event_mask(kfd_abi::event_page_fault_end)},
+    {pair_kind_page_migrate, kfd_abi::event_mask(kfd_abi::event_migrate_start),
+     kfd_abi::event_mask(kfd_abi::event_migrate_end)},
+    {pair_kind_queue_suspend, kfd_abi::event_mask(kfd_abi::event_queue_eviction),
+     kfd_abi::event_mask(kfd_abi::event_queue_restore)},
+};
+} // namespace
+
 uint32_t
 pair_kinds_of_mask(uint64_t event_mask) noexcept
 {
-    auto has = [event_mask](uint32_t id) { return (event_mask & kfd_abi::event_mask(id)) != 0; };
     uint32_t kinds = 0;
-    if(has(kfd_abi::event_page_fault_start) || has(kfd_abi::event_page_fault_end))
-        kinds |= pair_kind_page_fault;
-    if(has(kfd_abi::event_migrate_start) || has(kfd_abi::event_migrate_end))
-        kinds |= pair_kind_page_migrate;
-    if(has(kfd_abi::event_queue_eviction) || has(kfd_abi::event_queue_restore))
-        kinds |= pair_kind_queue_suspend;
+    for(const auto& k : pair_kind_table)
+        if((event_mask & k.start) != 0 && (event_mask & k.end) != 0) kinds |= k.kind;
     return kinds;
+}
+
+uint32_t
+pair_kinds_with_an_id_in_mask(uint64_t event_mask) noexcept
+{
+    uint32_t kinds = 0;
+    for(const auto& k : pair_kind_table)
+        if((event_mask & (k.start | k.end)) != 0) kinds |= k.kind;
+    return kinds;
+}
+
+uint32_t
+pair_kinds_to_invalidate(uint64_t before, uint64_t after) noexcept
+{
+    const uint32_t paired_before = pair_kinds_of_mask(before);
+    const uint32_t paired_after  = pair_kinds_of_mask(after);
+    const uint32_t no_longer     = paired_before & ~paired_after;
+    const uint32_t partly_before = pair_kinds_with_an_id_in_mask(before) & ~paired_before;
+    return no_longer | (paired_after & partly_before);
 }
 
 pairing_engine::pairing_engine(size_t max_outstanding, age_bounds bounds)

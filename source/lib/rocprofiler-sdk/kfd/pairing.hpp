@@ -57,7 +57,10 @@
 //   (the kernel's restore workers run within milliseconds and retry every 1-100 ms, so an
 //   eviction outstanding for 10 s is not expected). Tracing that starts while a process's
 //   queues are already evicted has the same blind spot; the kernel offers no way to read
-//   the count, and the engine assumes it is zero when it starts. A suspension aged out by the
+//   the count, and the engine assumes it is zero when it starts. The caller feeds the engine
+//   a kind's events only while both its start and end ids are enabled (pair_kinds_of_mask),
+//   and invalidates the kind when it stops being paired and when it is paired again after
+//   only one of its ids was enabled (pair_kinds_to_invalidate). A suspension aged out by the
 //   cap opens the same window (its key's count is unknown from then on). The caller invokes it when
 //   events of a kind stop reaching the engine (a mask without them, a GPU no longer read, a failed
 //   read) or may have been lost (a read of a nearly full FIFO); the engine does it itself for a
@@ -104,8 +107,21 @@ enum pair_kind_bits : uint32_t
     pair_kind_all = pair_kind_page_fault | pair_kind_page_migrate | pair_kind_queue_suspend,
 };
 
-// Pair kinds whose start or end event ids are set in an SMI event mask (bit id-1 = id).
+// Pair kinds whose start AND end event ids are both set in an SMI event mask (bit id-1 = id):
+// the kinds a stream with that mask can pair. A kind with only one of its ids (a kfd_events
+// service tracing QUEUE_EVICTION alone) cannot: its starts would never end (or its ends never
+// find a start), and fed to the engine they would count as losses or, for queue suspensions,
+// leave an eviction depth that no restore brings back to zero.
 uint32_t pair_kinds_of_mask(uint64_t event_mask) noexcept;
+
+// Pair kinds with at least one of their ids set in the mask.
+uint32_t pair_kinds_with_an_id_in_mask(uint64_t event_mask) noexcept;
+
+// Pair kinds whose outstanding starts must be dropped when a stream's mask changes from
+// `before` to `after`: those no longer paired (their ends stop arriving), and those paired
+// again that were partly enabled before (events of the half that was enabled may be in the
+// FIFO still, and for queue suspensions the kernel's eviction count is unknown).
+uint32_t pair_kinds_to_invalidate(uint64_t before, uint64_t after) noexcept;
 
 struct age_bounds
 {

@@ -255,6 +255,10 @@ update_mask(state& s)
     }
     if(mask != 0 && s.all_processes) mask |= kfd_abi::event_mask(kfd_abi::event_all_process);
     if(mask == s.mask) return;
+    // Before the write: the events of a kind paired again are paired from its first one.
+    const uint32_t paired = pair_kinds_of_mask(mask);
+    for(auto* stream : s.streams)
+        stream->paired_kinds.store(paired, std::memory_order_relaxed);
     for(auto* stream : s.streams)
     {
         if(!stream->watching || s.config.fds_lost) continue;
@@ -264,9 +268,9 @@ update_mask(state& s)
             ROCP_WARNING << "GPU " << stream->gpu_id << ": cannot set the event mask ("
                          << std::strerror(errno) << ")";
     }
-    const uint32_t lost = pair_kinds_of_mask(s.mask) & ~pair_kinds_of_mask(mask);
-    s.mask              = mask;
-    open_gap_on_streams(s, lost);
+    const uint32_t gap = pair_kinds_to_invalidate(s.mask, mask);
+    s.mask             = mask;
+    open_gap_on_streams(s, gap);
 }
 
 // ---- delivery (reader thread) ----
