@@ -22,6 +22,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <mutex>
+#include <new>
 #include <string>
 #include <thread>
 #include <vector>
@@ -148,6 +149,23 @@ TEST(kfd_reader_drain, exact_multiple_of_the_read_size)
     rocprofiler::kfd::drain_stream(p.config, p.stream);
     EXPECT_EQ(p.received, expected_lines(0, count));
     EXPECT_TRUE(p.pipe_is_empty());
+    EXPECT_TRUE(p.stream.watching.load());
+}
+
+TEST(kfd_reader_drain, a_read_whose_handling_fails_opens_a_gap)
+{
+    // Its events are lost (out of memory handling them): no start seen before may pair with
+    // an end read after it.
+    pipe_stream             p;
+    rocprofiler::kfd::event start{};
+    ASSERT_EQ(rocprofiler::kfd::parse_line("7 100 -1 @10(1ea0) R", start),
+              rocprofiler::kfd::parse_result::ok);
+    p.stream.pairing.on_page_fault_start(start);
+    p.config.on_chunk = [](gpu_stream&, const char*, size_t, uint64_t) { throw std::bad_alloc{}; };
+    p.queue(lines_of_64_bytes(0, 3));
+    rocprofiler::kfd::drain_stream(p.config, p.stream);
+    EXPECT_EQ(p.stream.pairing.outstanding(), 0u);
+    EXPECT_EQ(p.stream.counters.starts_lost_in_gap.load(), 1u);
     EXPECT_TRUE(p.stream.watching.load());
 }
 

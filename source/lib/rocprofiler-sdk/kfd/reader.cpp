@@ -24,6 +24,9 @@ namespace
 constexpr size_t read_buffer_size = reader_read_size;
 // Consecutive failed reads after which a GPU's fd is given up (never spin on an error).
 constexpr int max_consecutive_errors = 16;
+// Without memory for the read buffer, the stream is read again this much later, not at its
+// next readiness: its data stays queued, so poll() would report it at once, again and again.
+constexpr uint64_t no_buffer_retry_ns = 10'000'000;
 
 uint64_t
 boottime_ns()
@@ -148,7 +151,11 @@ drain_stream(reader_config& config, gpu_stream& stream) noexcept
     }
     if(!config.read_buffer) config.read_buffer.reset(new(std::nothrow) char[read_buffer_size]);
     char* buffer = config.read_buffer.get();
-    if(buffer == nullptr) return; // out of memory: retried at the next readiness
+    if(buffer == nullptr) // out of memory: retried after a wait, as after a coalescing one
+    {
+        stream.nap_until_ns = boottime_ns() + no_buffer_retry_ns;
+        return;
+    }
     while(stream.watching)
     {
         auto n = device::read_some(stream.fd, buffer, read_buffer_size);
@@ -162,8 +169,9 @@ drain_stream(reader_config& config, gpu_stream& stream) noexcept
             {
                 saturated = handle_chunk(config, stream, buffer, size, now);
             }
-            catch(...)
+            catch(...) // out of memory: the read's events are lost
             {
+                open_gap(stream, pair_kind_all);
                 ROCP_ERROR << "GPU " << stream.gpu_id << ": internal error handling events";
             }
             // The kernel's read takes min(count, queued) bytes: a read that returned less than
