@@ -283,6 +283,24 @@ namespace
 {
 // The service enables events only once the reader runs: wait_until_polling returns when the
 // reader is about to poll, and is bounded when no reader runs.
+TEST(kfd_reader_start, a_gap_requested_before_the_stop_is_applied_by_the_last_drain)
+{
+    // A gap whose drain the reader had not served when it was stopped: its starts are
+    // counted lost in the gap, as a served drain would count them.
+    pipe_stream             p;
+    rocprofiler::kfd::event start{};
+    ASSERT_EQ(rocprofiler::kfd::parse_line("7 100 -1 @10(1ea0) R", start),
+              rocprofiler::kfd::parse_result::ok);
+    p.stream.pairing.on_page_fault_start(start);
+    p.stream.pending_gap.store(rocprofiler::kfd::pair_kind_page_fault); // no drain requested
+    reader_loop loop{p};
+    loop.start();
+    loop.stop_and_join();
+    EXPECT_EQ(p.stream.pairing.outstanding(), 0u);
+    EXPECT_EQ(p.stream.counters.starts_lost_in_gap.load(), 1u);
+    EXPECT_EQ(p.stream.pending_gap.load(), 0u);
+}
+
 TEST(kfd_reader_start, wait_returns_once_the_reader_polls)
 {
     pipe_stream p;

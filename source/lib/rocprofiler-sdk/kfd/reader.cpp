@@ -349,9 +349,14 @@ run_reader(reader_config& config) noexcept
         if(config.fds_lost) break;
     }
     config.leaving.store(true);
-    // Last drain: events queued before the stop are delivered.
+    // Last drain: events queued before the stop are delivered, then the gaps requested
+    // meanwhile are applied (their starts are lost in a gap, not merely never ended).
     for(auto* s : config.streams)
+    {
+        auto gap = s->pending_gap.exchange(0);
         drain_stream(config, *s);
+        open_gap(*s, gap);
+    }
     {
         std::lock_guard<std::mutex> lock{config.drain_mutex};
         config.drains_done.store(config.drain_requests.load());
