@@ -145,12 +145,11 @@ typedef struct rocprofiler_kfd_loss_stats_t
  *
  * Gaps: a start (fault, migration, queue eviction) seen before events of its kind may have
  * been lost is dropped rather than paired with an end read after the loss, and counted in
- * starts_lost_in_gap. That happens when a mask without its kind is written (the last
- * context tracing it stopped: the SDK first reads what the kernel had queued; a kind counts
- * as traced only while both its start and its end ids are in the mask, so a kfd_events
- * service tracing one of them alone neither keeps it paired nor feeds it starts or ends
- * that could never pair, and the kind paired again after that is treated as after a gap),
- * when its GPU's stream ends or a read fails, when a read returns a (nearly) full kernel
+ * starts_lost_in_gap. That happens when the last page-migration service tracing its kind
+ * stops (the SDK first reads what the kernel had queued; a kind is paired only while a
+ * page-migration service traces it, never for a kfd_events service, whose events are raw
+ * records only, and a kind paired again while its events were read unpaired meanwhile is
+ * treated as after a gap), when its GPU's stream ends or a read fails, when a read returns a (nearly) full kernel
  * FIFO (the kernel probably dropped what followed: a probable loss is treated as a loss,
  * so that no record spans it), and at a kernel drop report (id 14). Ends arriving after such a gap
  * whose start was dropped count in ends_without_start. After a gap in queue events, queue

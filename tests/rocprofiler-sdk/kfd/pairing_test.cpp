@@ -1251,30 +1251,32 @@ TEST(kfd_pairing, mask_bits_name_their_pair_kinds)
     EXPECT_EQ(pair_kinds_with_an_id_in_mask((1ull << 10) | (1ull << 13) | (1ull << 63)), 0u);
 }
 
-TEST(kfd_pairing, a_mask_change_invalidates_kinds_that_stop_or_resume_pairing_from_half)
+TEST(kfd_pairing, a_change_of_paired_kinds_invalidates_those_stopped_or_resumed_from_events_read)
 {
     using rocprofiler::kfd::pair_kinds_to_invalidate;
     constexpr uint32_t queue = rocprofiler::kfd::pair_kind_queue_suspend;
     constexpr uint32_t fault = rocprofiler::kfd::pair_kind_page_fault;
     const uint64_t     evict = 1ull << 8, restore = 1ull << 9, id14 = 1ull << 13;
     const uint64_t     fault_start = 1ull << 6, fault_end = 1ull << 7;
-    // The case a review found: a raw context keeps QUEUE_EVICTION while the QUEUE_SUSPEND
-    // context stops: the restores are gone, so is the pairing.
-    EXPECT_EQ(pair_kinds_to_invalidate(evict | restore | id14, evict | id14), queue);
-    // ... and when it starts again, evictions seen meanwhile may be in the FIFO still.
-    EXPECT_EQ(pair_kinds_to_invalidate(evict | id14, evict | restore | id14), queue);
-    // Both ids gone; both ids back from none: nothing outstanding can be stale.
-    EXPECT_EQ(pair_kinds_to_invalidate(evict | restore, id14), queue);
-    EXPECT_EQ(pair_kinds_to_invalidate(id14, evict | restore | id14), 0u);
-    EXPECT_EQ(pair_kinds_to_invalidate(0, ~0ull), 0u);
-    // Half to the other half, or half to none: never paired, nothing to drop.
-    EXPECT_EQ(pair_kinds_to_invalidate(evict, restore), 0u);
-    EXPECT_EQ(pair_kinds_to_invalidate(fault_start, 0), 0u);
+    // No longer paired, whatever stays in the mask (the case a review found: a raw context
+    // keeps QUEUE_EVICTION while the QUEUE_SUSPEND context stops).
+    EXPECT_EQ(pair_kinds_to_invalidate(queue, 0, evict | restore | id14), queue);
+    EXPECT_EQ(pair_kinds_to_invalidate(queue | fault, fault, ~0ull), queue);
+    // Paired again while evictions (or both ids, for a kfd_events service) were read
+    // unpaired: they may be queued still, and the kernel's count is unknown.
+    EXPECT_EQ(pair_kinds_to_invalidate(0, queue, evict | id14), queue);
+    EXPECT_EQ(pair_kinds_to_invalidate(0, queue, restore), queue);
+    EXPECT_EQ(pair_kinds_to_invalidate(0, queue, evict | restore), queue);
+    // Paired from nothing in the mask: nothing can be stale (the start of tracing).
+    EXPECT_EQ(pair_kinds_to_invalidate(0, queue, id14), 0u);
+    EXPECT_EQ(pair_kinds_to_invalidate(0, queue | fault, 0), 0u);
+    EXPECT_EQ(pair_kinds_to_invalidate(0, fault, evict | restore), 0u); // other kinds' ids
+    // Unchanged: nothing.
+    EXPECT_EQ(pair_kinds_to_invalidate(fault, fault, fault_start | fault_end), 0u);
+    EXPECT_EQ(pair_kinds_to_invalidate(0, 0, ~0ull), 0u);
     // Kinds are independent.
-    EXPECT_EQ(
-        pair_kinds_to_invalidate(fault_start | fault_end | evict, fault_start | evict | restore),
-        fault | queue);
-    EXPECT_EQ(pair_kinds_to_invalidate(~0ull, ~0ull), 0u);
+    EXPECT_EQ(pair_kinds_to_invalidate(fault, queue, fault_start | fault_end | evict),
+              fault | queue);
 }
 
 // ---------------------------------------------------------------- age bound

@@ -692,6 +692,26 @@ TEST(service_e2e, starts_traced_without_their_ends_are_not_paired_or_counted_los
     EXPECT_EQ(out.stats["lost_in_gap"], 0u);
 }
 
+TEST(service_e2e, raw_events_of_both_halves_are_not_paired_without_a_page_migration_service)
+{
+    // A kfd_events service on every id enables both halves of every kind, but asks for raw
+    // records only: nothing is paired, so an end without its start and a start without its
+    // end are no loss (found by a review: they were counted as such).
+    const std::string log = "#@ gpu 1ea0\n#@ self 4242\n#@ timestamps keep\n"
+                            "8 1100 -4242 @10(1ea0) M\n"
+                            "7 2000 -4242 @20(1ea0) W\n"
+                            "9 3000 -4242 1ea0 2\n";
+    auto out = replay(log, {{"E2E_OPS", "4"}, {"E2E_RAW", "1"}}); // page-migration: unmaps only
+    ASSERT_EQ(out.exit_code, 0);
+    EXPECT_TRUE(out.records.empty());
+    EXPECT_EQ(out.raw.size(), 3u);
+    EXPECT_EQ(out.stats["received"], 3u);
+    EXPECT_EQ(out.stats["ends_without_start"], 0u);
+    EXPECT_EQ(out.stats["never_ended"], 0u);
+    EXPECT_EQ(out.stats["aged_out"], 0u);
+    EXPECT_EQ(out.stats["lost_in_gap"], 0u);
+}
+
 TEST(service_e2e, start_before_a_saturated_read_is_dropped_not_paired_after_it)
 {
     // A read of a (nearly) full FIFO means the kernel probably dropped what came next, so

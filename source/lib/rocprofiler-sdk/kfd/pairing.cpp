@@ -117,13 +117,12 @@ pair_kinds_with_an_id_in_mask(uint64_t event_mask) noexcept
 }
 
 uint32_t
-pair_kinds_to_invalidate(uint64_t before, uint64_t after) noexcept
+pair_kinds_to_invalidate(uint32_t paired_before, uint32_t paired_after,
+                         uint64_t mask_before) noexcept
 {
-    const uint32_t paired_before = pair_kinds_of_mask(before);
-    const uint32_t paired_after  = pair_kinds_of_mask(after);
-    const uint32_t no_longer     = paired_before & ~paired_after;
-    const uint32_t partly_before = pair_kinds_with_an_id_in_mask(before) & ~paired_before;
-    return no_longer | (paired_after & partly_before);
+    const uint32_t no_longer = paired_before & ~paired_after;
+    const uint32_t again     = paired_after & ~paired_before;
+    return no_longer | (again & pair_kinds_with_an_id_in_mask(mask_before));
 }
 
 pairing_engine::pairing_engine(size_t max_outstanding, age_bounds bounds)

@@ -58,9 +58,10 @@
 //   eviction outstanding for 10 s is not expected). Tracing that starts while a process's
 //   queues are already evicted has the same blind spot; the kernel offers no way to read
 //   the count, and the engine assumes it is zero when it starts. The caller feeds the engine
-//   a kind's events only while both its start and end ids are enabled (pair_kinds_of_mask),
-//   and invalidates the kind when it stops being paired and when it is paired again after
-//   only one of its ids was enabled (pair_kinds_to_invalidate). A suspension aged out by the
+//   a kind's events only while a page-migration service traces that kind (both its ids are
+//   then enabled: pair_kinds_of_mask), and invalidates the kind when it stops being paired
+//   and when it is paired again while some of its events were read unpaired
+//   (pair_kinds_to_invalidate). A suspension aged out by the
 //   cap opens the same window (its key's count is unknown from then on). The caller invokes it when
 //   events of a kind stop reaching the engine (a mask without them, a GPU no longer read, a failed
 //   read) or may have been lost (a read of a nearly full FIFO); the engine does it itself for a
@@ -117,11 +118,14 @@ uint32_t pair_kinds_of_mask(uint64_t event_mask) noexcept;
 // Pair kinds with at least one of their ids set in the mask.
 uint32_t pair_kinds_with_an_id_in_mask(uint64_t event_mask) noexcept;
 
-// Pair kinds whose outstanding starts must be dropped when a stream's mask changes from
-// `before` to `after`: those no longer paired (their ends stop arriving), and those paired
-// again that were partly enabled before (events of the half that was enabled may be in the
-// FIFO still, and for queue suspensions the kernel's eviction count is unknown).
-uint32_t pair_kinds_to_invalidate(uint64_t before, uint64_t after) noexcept;
+// Pair kinds whose outstanding starts must be dropped when the kinds a stream pairs change
+// from `paired_before` to `paired_after` (each within pair_kinds_of_mask of its mask) while
+// its mask was `mask_before`: those no longer paired (their ends stop reaching the engine),
+// and those paired again that had an id in the mask before (their events, read but not
+// paired meanwhile, may be queued still and be paired from the first one; and for queue
+// suspensions the kernel's eviction count is unknown).
+uint32_t pair_kinds_to_invalidate(uint32_t paired_before, uint32_t paired_after,
+                                  uint64_t mask_before) noexcept;
 
 struct age_bounds
 {

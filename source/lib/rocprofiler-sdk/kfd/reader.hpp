@@ -62,9 +62,9 @@ struct gpu_stream
     // them was written): applied by the reader after its next requested drain, which reads
     // every event queued before that write.
     std::atomic<uint32_t> pending_gap{0};
-    // Pair kinds (pair_kind_bits) whose start and end ids the stream's mask both has
-    // (pair_kinds_of_mask): only their events are fed to the pairing engine. Written by the
-    // service before it writes a mask, read by the reader once per read.
+    // Pair kinds (pair_kind_bits) that an active page-migration service traces (their start
+    // and end ids are then both in the mask): only their events are fed to the pairing
+    // engine. Written by the service before it writes a mask, read by the reader per read.
     std::atomic<uint32_t> paired_kinds{pair_kind_all};
     line_splitter         splitter;
     pairing_engine        pairing;

@@ -83,6 +83,7 @@ struct state
     // stops the reader within it (see start_reader_if_needed).
     common::deadline_t    shutdown_deadline{};
     uint64_t              mask          = 0;
+    uint32_t              paired        = 0; // pair kinds active services trace (update_mask)
     uint32_t              self_pid      = 0;
     bool                  all_processes = false;
     bool                  privileged    = false; // CAP_SYS_ADMIN: may get others' events
@@ -220,6 +221,20 @@ mask_for(const context::context& ctx)
     return mask;
 }
 
+// Pair kinds the context's page-migration service traces (a kfd_events service pairs
+// nothing: its events of a pair kind are raw records only).
+uint32_t
+paired_kinds_for(const context::context& ctx)
+{
+    if(!ctx.page_migration.configured) return 0;
+    auto     traces = [&ctx](int op) { return (ctx.page_migration.operations >> op) & 1u; };
+    uint32_t kinds  = 0;
+    if(traces(ROCPROFILER_PAGE_MIGRATION_PAGE_MIGRATE)) kinds |= pair_kind_page_migrate;
+    if(traces(ROCPROFILER_PAGE_MIGRATION_PAGE_FAULT)) kinds |= pair_kind_page_fault;
+    if(traces(ROCPROFILER_PAGE_MIGRATION_QUEUE_SUSPEND)) kinds |= pair_kind_queue_suspend;
+    return kinds;
+}
+
 bool wake_reader(state& s);
 
 // Events of `kinds` no longer reach the streams (their mask bits were just cleared): the
@@ -243,22 +258,10 @@ open_gap_on_streams(state& s, uint32_t kinds)
         [&] { return s.config.drains_done.load() >= ticket || s.config.finished; });
 }
 
-// Enables in the kernel exactly what active contexts need. Under `control`.
+// Writes `mask` to every SMI fd still ours. Under `control`.
 void
-update_mask(state& s)
+write_mask_to_streams(state& s, uint64_t mask)
 {
-    uint64_t mask = 0;
-    for(size_t i = 0; i < context::count(); ++i)
-    {
-        auto* ctx = context::at(i);
-        if(ctx != nullptr && ctx->active.load()) mask |= mask_for(*ctx);
-    }
-    if(mask != 0 && s.all_processes) mask |= kfd_abi::event_mask(kfd_abi::event_all_process);
-    if(mask == s.mask) return;
-    // Before the write: the events of a kind paired again are paired from its first one.
-    const uint32_t paired = pair_kinds_of_mask(mask);
-    for(auto* stream : s.streams)
-        stream->paired_kinds.store(paired, std::memory_order_relaxed);
     for(auto* stream : s.streams)
     {
         if(!stream->watching || s.config.fds_lost) continue;
@@ -268,8 +271,33 @@ update_mask(state& s)
             ROCP_WARNING << "GPU " << stream->gpu_id << ": cannot set the event mask ("
                          << std::strerror(errno) << ")";
     }
-    const uint32_t gap = pair_kinds_to_invalidate(s.mask, mask);
+}
+
+// Enables in the kernel exactly what active contexts need, and pairs the kinds their
+// page-migration services trace. Under `control`.
+void
+update_mask(state& s)
+{
+    uint64_t mask   = 0;
+    uint32_t paired = 0;
+    for(size_t i = 0; i < context::count(); ++i)
+    {
+        auto* ctx = context::at(i);
+        if(ctx == nullptr || !ctx->active.load()) continue;
+        mask |= mask_for(*ctx);
+        paired |= paired_kinds_for(*ctx);
+    }
+    if(mask != 0 && s.all_processes) mask |= kfd_abi::event_mask(kfd_abi::event_all_process);
+    paired &= pair_kinds_of_mask(mask); // (always: a service enables both ids of its kinds)
+    if(mask == s.mask && paired == s.paired) return;
+    // Before the write: the events of a kind paired again are paired from its first one.
+    for(auto* stream : s.streams)
+        stream->paired_kinds.store(paired, std::memory_order_relaxed);
+    // The mask may be the same: a kfd_events service had enabled both ids of the kind.
+    if(mask != s.mask) write_mask_to_streams(s, mask);
+    const uint32_t gap = pair_kinds_to_invalidate(s.paired, paired, s.mask);
     s.mask             = mask;
+    s.paired           = paired;
     open_gap_on_streams(s, gap);
 }
 
