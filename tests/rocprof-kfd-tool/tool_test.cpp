@@ -234,7 +234,11 @@ class raw_file : public testing::TestWithParam<const char*>
 
 INSTANTIATE_TEST_SUITE_P(logs, raw_file,
                          testing::Values("mixed-4gpu-6.0", "thrashing-2gpu-6.12",
-                                         "eviction-2gpu-2026"),
+                                         "eviction-2gpu-2026",
+                                         // " \0" restores (6.12), id-14 restores on the
+                                         // second GPU, 6.13 restores
+                                         "eviction-1gpu-6.12", "eviction-2gpu-proposed",
+                                         "managed-2gpu-6.13"),
                          [](const testing::TestParamInfo<const char*>& param_info)
                          {
                              std::string n = param_info.param;

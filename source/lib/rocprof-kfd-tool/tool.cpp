@@ -48,11 +48,12 @@ struct tool_state
     std::vector<std::unique_ptr<record_writer>> writers;
     output_file                                 raw;
     std::string                                 raw_line; // reused: no allocation per event
-    bool                                        raw_enabled    = false;
-    bool                                        summary_format = false;
-    std::mutex                                  lock;
-    rocprofiler_context_id_t                    context   = {};
-    bool                                        finalized = false;
+    bool                                        raw_enabled = false;
+    uint32_t   raw_route      = 0; // the GPU of the raw file's last `#@ route` (0: none yet)
+    bool       summary_format = false;
+    std::mutex lock;
+    rocprofiler_context_id_t context   = {};
+    bool                     finalized = false;
 };
 
 tool_state* state = nullptr; // plain data: set in rocprofiler_configure
@@ -159,14 +160,26 @@ fill_run_info(tool_state& s)
                                        sizeof(rocprofiler_agent_v0_t), &run.agents);
 }
 
-// Text of a raw event: the bytes up to the last non-NUL one (lines may hold NUL bytes).
+// Text of a raw event: the bytes up to the last non-NUL one (lines may hold NUL bytes), and
+// the NUL of a line that ended in " \0" (a 6.12 restore: the record's padding hides it, and
+// without it the line is no restore the parser knows). No other kernel line ends in a space.
 std::string_view
 raw_text(const rocprofiler_kfd_event_record_t& e)
 {
     size_t n = sizeof(e.text);
     while(n > 0 && e.text[n - 1] == '\0')
         --n;
+    if(n > 0 && n < sizeof(e.text) && e.text[n - 1] == ' ') ++n;
     return std::string_view(e.text, n);
+}
+
+// Whether the event's line has a node field: the emulator sends a line without one (VM
+// fault, thermal, reset, process, id 14) to the GPU of the last `#@ route` directive.
+bool
+raw_line_names_its_gpu(int32_t operation)
+{
+    return operation >= ROCPROFILER_KFD_EVENT_MIGRATE_START &&
+           operation <= ROCPROFILER_KFD_EVENT_UNMAP_FROM_GPU;
 }
 
 void
@@ -223,7 +236,15 @@ on_records(rocprofiler_context_id_t, rocprofiler_buffer_id_t, rocprofiler_record
                     s->raw_enabled)
             {
                 const auto& e = *static_cast<const rocprofiler_kfd_event_record_t*>(h->payload);
-                s->raw_line.assign(raw_text(e));
+                s->raw_line.clear();
+                if(!raw_line_names_its_gpu(e.operation) && e.gpu_id != s->raw_route)
+                {
+                    char route[32];
+                    std::snprintf(route, sizeof(route), "#@ route %x\n", e.gpu_id);
+                    s->raw_line += route;
+                    s->raw_route = e.gpu_id;
+                }
+                s->raw_line.append(raw_text(e));
                 s->raw_line += '\n';
                 s->raw.append(s->raw_line); // one line, one unit
             }
