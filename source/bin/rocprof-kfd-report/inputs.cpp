@@ -15,6 +15,16 @@ namespace rocprof_kfd_report
 {
 namespace fs = std::filesystem;
 
+// summary.json, or STEM_summary.json when rocprof-kfd ran with -o STEM.
+static bool
+is_summary_name(const std::string& name)
+{
+    static const std::string suffix = "_summary.json";
+    return name == "summary.json" ||
+           (name.size() > suffix.size() &&
+            name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0);
+}
+
 bool
 find_summaries(const std::vector<std::string>& args, std::vector<std::string>& paths,
                std::string& error)
@@ -36,7 +46,7 @@ find_summaries(const std::vector<std::string>& args, std::vector<std::string>& p
         std::vector<std::string>         found;
         fs::recursive_directory_iterator it(arg, fs::directory_options::skip_permission_denied, ec);
         for(; !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
-            if(it->path().filename() == "summary.json" && it->is_regular_file(ec))
+            if(is_summary_name(it->path().filename().string()) && it->is_regular_file(ec))
                 found.push_back(it->path().string());
         if(ec)
         {
@@ -45,7 +55,7 @@ find_summaries(const std::vector<std::string>& args, std::vector<std::string>& p
         }
         if(found.empty())
         {
-            error = arg + ": no summary.json in this directory or below it";
+            error = arg + ": no summary.json (or STEM_summary.json) in this directory or below it";
             return false;
         }
         std::sort(found.begin(), found.end());

@@ -17,8 +17,8 @@ using namespace rocprof_kfd_report;
 constexpr const char* kUsage =
     "usage: rocprof-kfd-report [-o FILE] DIR|FILE...\n"
     "Writes one self-contained HTML report (default ./report.html) from summary.json files\n"
-    "written by rocprof-kfd: a DIR gives every summary.json under it; several give a\n"
-    "per-rank comparison.\n"
+    "written by rocprof-kfd: a DIR gives every summary.json (and STEM_summary.json, from\n"
+    "rocprof-kfd -o STEM) under it; several give a per-rank comparison.\n"
     "  -o, --output FILE   where to write the report\n"
     "  -h, --help          this text\n"
     "      --version       the version\n";

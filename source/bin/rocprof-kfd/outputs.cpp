@@ -106,14 +106,32 @@ write_html_reports(const std::vector<std::string>& directories)
     bool ok = true;
     for(const auto& dir : directories)
     {
-        if(!is_file(dir + "/summary.json")) continue;
-        std::string html = dir + "/report.html";
-        if(run_helper({report, "-o", html, dir}) == 0)
-            fprintf(stderr, "rocprof-kfd: wrote %s\n", html.c_str());
-        else
+        // summary.json, or STEM_summary.json (-o STEM): one report beside each.
+        std::vector<std::string> summaries;
+        if(is_file(dir + "/summary.json")) summaries.push_back(dir + "/summary.json");
+        glob_t found{};
+        if(glob((dir + "/*_summary.json").c_str(), 0, nullptr, &found) == 0)
+            for(size_t i = 0; i < found.gl_pathc; ++i)
+                summaries.emplace_back(found.gl_pathv[i]);
+        globfree(&found);
+        if(summaries.empty())
         {
-            fprintf(stderr, "rocprof-kfd: rocprof-kfd-report failed for %s\n", dir.c_str());
+            fprintf(stderr, "rocprof-kfd: no report.html for %s: it has no summary.json\n",
+                    dir.c_str());
             ok = false;
+        }
+        for(const auto& summary : summaries)
+        {
+            // DIR/summary.json -> DIR/report.html; DIR/STEM_summary.json -> DIR/STEM_report.html
+            std::string html =
+                summary.substr(0, summary.size() - std::strlen("summary.json")) + "report.html";
+            if(run_helper({report, "-o", html, summary}) == 0)
+                fprintf(stderr, "rocprof-kfd: wrote %s\n", html.c_str());
+            else
+            {
+                fprintf(stderr, "rocprof-kfd: rocprof-kfd-report failed for %s\n", summary.c_str());
+                ok = false;
+            }
         }
     }
     return ok;

@@ -380,7 +380,7 @@ TEST(Subcommands, HtmlFormatRunsTheReportPerOutputDirectory)
                        base_env(dir));
     EXPECT_EQ(r.status, 4) << r.err; // the program's status, though the report failed
     EXPECT_EQ(lines_of(read_file(dir.file("report.args"))),
-              (std::vector<std::string>{"-o", out + "/report.html", out}));
+              (std::vector<std::string>{"-o", out + "/report.html", out + "/summary.json"}));
     EXPECT_NE(r.err.find("rocprof-kfd-report failed"), std::string::npos) << r.err;
 }
 

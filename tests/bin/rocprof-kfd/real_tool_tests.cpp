@@ -205,6 +205,21 @@ TEST(RealTool, HtmlFormatWritesTheReport)
     EXPECT_NE(r.err.find("rocprof-kfd: wrote " + out + "/report.html"), std::string::npos) << r.err;
     EXPECT_NE(read_file(out + "/report.html").find("<html"), std::string::npos);
 }
+
+TEST(RealTool, HtmlFormatWritesTheReportBesideAStemmedSummary)
+{
+    // -o STEM: the summary is STEM_summary.json, the report STEM_report.html (it was not
+    // written at all, without a word).
+    scratch dir;
+    auto    out = dir.file("out");
+    auto    r = run({command, "--no-summary", "--emulate", logs_dir + "/" + workload + ".log", "-d",
+                     out, "-o", "run1", "--output-format", "summary,html"},
+                    real_env(dir));
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("rocprof-kfd: wrote " + out + "/run1_report.html"), std::string::npos)
+        << r.err;
+    EXPECT_NE(read_file(out + "/run1_report.html").find("<html"), std::string::npos);
+}
 #endif
 
 #ifdef HAVE_MERGE
