@@ -2,6 +2,7 @@
 #include "environment.hpp"
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstddef>
 #include <cstdlib>
@@ -10,6 +11,17 @@ namespace rocprof_kfd
 {
 namespace
 {
+// `path` from this process's working directory: the program and its children may change
+// theirs before the emulator opens the file.
+std::string
+absolute(const std::string& path)
+{
+    if(path.empty() || path[0] == '/') return path;
+    char cwd[4096];
+    if(getcwd(cwd, sizeof(cwd)) == nullptr) return path;
+    return std::string{cwd} + "/" + path;
+}
+
 std::string
 joined_with_commas(const std::vector<std::string>& words)
 {
@@ -172,8 +184,9 @@ program_environment(const options& opts, const env_list& current, const librarie
     if(opts.system_wide) env_set(env, "ROCPROFILER_KFD_ALL_PROCESSES", "1");
     if(!opts.emulate_log.empty())
     {
-        env_set(env, "KFD_EMULATOR_LOG", opts.emulate_log);
-        if(!opts.emulator_stats.empty()) env_set(env, "KFD_EMULATOR_STATS", opts.emulator_stats);
+        env_set(env, "KFD_EMULATOR_LOG", absolute(opts.emulate_log));
+        if(!opts.emulator_stats.empty())
+            env_set(env, "KFD_EMULATOR_STATS", absolute(opts.emulator_stats));
     }
     return env;
 }

@@ -139,6 +139,7 @@ run_program(const std::vector<std::string>& argv, const env_list& env)
         return result;
     }
     result.started     = true;
+    result.pid         = child;
     result.wait_status = forward_until_exit(child, waited);
     sigprocmask(SIG_SETMASK, &old_mask, nullptr);
     return result;

@@ -15,6 +15,7 @@ struct launch_result
 {
     bool        started     = false; // exec succeeded
     int         wait_status = 0;     // waitpid() status, when started
+    int         pid         = 0;     // the program's process id, when started
     int         exec_errno  = 0;     // why exec failed, when not started
     std::string message;             // one line, when not started
 };

@@ -151,12 +151,23 @@ run(const options& opts)
     int  status    = shell_status(result.wait_status);
     bool by_signal = WIFSIGNALED(result.wait_status);
     auto dir_tmpl  = env_get(env, "ROCPROF_KFD_OUTPUT_DIRECTORY");
-    if(by_signal || opts.html)
+    auto dirs      = written_output_directories(dir_tmpl, env, started);
+    if(by_signal)
+        repair_outputs(dirs);
+    else
     {
-        auto dirs = written_output_directories(dir_tmpl, env, started);
-        if(by_signal) repair_outputs(dirs);
-        if(opts.html) write_html_reports(dirs);
+        // Exited without its exit handlers (_exit, a shell's `exit`): its tool never
+        // finalized. Only the program's own folders: a child it left running still writes.
+        auto unfinished = unfinished_by(dirs, result.pid);
+        for(const auto& dir : unfinished)
+            fprintf(stderr,
+                    "rocprof-kfd: %s: the program exited without running its exit handlers "
+                    "(_exit); closing its outputs from what was written (records still in "
+                    "the SDK's buffers were lost)\n",
+                    dir.c_str());
+        repair_outputs(unfinished);
     }
+    if(opts.html) write_html_reports(dirs);
     return status; // the program's, whatever happened around it
 }
 } // namespace

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 
 namespace rocprof_kfd
 {
@@ -93,6 +94,49 @@ repair_outputs(const std::vector<std::string>& directories)
         run_helper({merge, "--repair", dir});
 }
 
+namespace
+{
+// The summaries of one output folder: summary.json and STEM_summary.json.
+std::vector<std::string>
+summaries_in(const std::string& dir)
+{
+    std::vector<std::string> summaries;
+    if(is_file(dir + "/summary.json")) summaries.push_back(dir + "/summary.json");
+    glob_t found{};
+    if(glob((dir + "/*_summary.json").c_str(), 0, nullptr, &found) == 0)
+        for(size_t i = 0; i < found.gl_pathc; ++i)
+            summaries.emplace_back(found.gl_pathv[i]);
+    globfree(&found);
+    return summaries;
+}
+
+// Whether the summary is the placeholder (`"complete":false`, in its first line) written by
+// process `pid` (its metadata, on the second).
+bool
+is_unfinished_summary_of(const std::string& path, int pid)
+{
+    std::ifstream in(path);
+    std::string   first, second;
+    if(!std::getline(in, first) || !std::getline(in, second)) return false;
+    if(first.find("\"complete\":false") == std::string::npos) return false;
+    return second.find("\"pid\":" + std::to_string(pid) + ",") != std::string::npos;
+}
+} // namespace
+
+std::vector<std::string>
+unfinished_by(const std::vector<std::string>& directories, int pid)
+{
+    std::vector<std::string> unfinished;
+    for(const auto& dir : directories)
+        for(const auto& summary : summaries_in(dir))
+            if(is_unfinished_summary_of(summary, pid))
+            {
+                unfinished.push_back(dir);
+                break;
+            }
+    return unfinished;
+}
+
 bool
 write_html_reports(const std::vector<std::string>& directories)
 {
@@ -107,13 +151,7 @@ write_html_reports(const std::vector<std::string>& directories)
     for(const auto& dir : directories)
     {
         // summary.json, or STEM_summary.json (-o STEM): one report beside each.
-        std::vector<std::string> summaries;
-        if(is_file(dir + "/summary.json")) summaries.push_back(dir + "/summary.json");
-        glob_t found{};
-        if(glob((dir + "/*_summary.json").c_str(), 0, nullptr, &found) == 0)
-            for(size_t i = 0; i < found.gl_pathc; ++i)
-                summaries.emplace_back(found.gl_pathv[i]);
-        globfree(&found);
+        const auto summaries = summaries_in(dir);
         if(summaries.empty())
         {
             fprintf(stderr, "rocprof-kfd: no report.html for %s: it has no summary.json\n",

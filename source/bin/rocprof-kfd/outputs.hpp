@@ -24,6 +24,11 @@ std::vector<std::string> written_output_directories(const std::string& directory
 // After a death by signal: rocprof-kfd-merge --repair DIR for each folder, when it exists.
 void repair_outputs(const std::vector<std::string>& directories);
 
+// Of `directories`, those whose summary (summary.json or STEM_summary.json) process `pid`
+// left unfinished: the placeholder its tool writes first, replaced only at finalization. A
+// program that ended with _exit (as a shell's `exit` does) never finalized.
+std::vector<std::string> unfinished_by(const std::vector<std::string>& directories, int pid);
+
 // rocprof-kfd-report -o DIR/report.html DIR for each folder holding a summary.json.
 // Returns false (after one line on stderr) if the report program is missing or failed.
 bool write_html_reports(const std::vector<std::string>& directories);

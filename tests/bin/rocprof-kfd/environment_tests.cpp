@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <signal.h>
 
 using namespace rocprof_kfd;
@@ -63,8 +65,12 @@ TEST(Environment, EmulatorPreloadedFirst)
     auto env =
         env_for({"--emulate", "w.log", "--emulator-stats", "s.json"}, {"LD_PRELOAD=/u/a.so"});
     EXPECT_EQ(env_get(env, "LD_PRELOAD"), "/l/emu.so:/u/a.so:/l/libsdk.so.0");
-    EXPECT_EQ(env_get(env, "KFD_EMULATOR_LOG"), "w.log");
-    EXPECT_EQ(env_get(env, "KFD_EMULATOR_STATS"), "s.json");
+    // Absolute: the program and its children may change their working directory.
+    char cwd[4096];
+    ASSERT_NE(getcwd(cwd, sizeof(cwd)), nullptr);
+    EXPECT_EQ(env_get(env, "KFD_EMULATOR_LOG"), std::string{cwd} + "/w.log");
+    EXPECT_EQ(env_get(env, "KFD_EMULATOR_STATS"), std::string{cwd} + "/s.json");
+    EXPECT_EQ(env_get(env_for({"--emulate", "/abs/w.log"}), "KFD_EMULATOR_LOG"), "/abs/w.log");
     EXPECT_EQ(env_get(env_for({"--emulate", "w.log"}), "LD_PRELOAD"), "/l/emu.so:/l/libsdk.so.0");
 }
 

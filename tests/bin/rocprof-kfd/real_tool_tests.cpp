@@ -250,6 +250,40 @@ TEST(RealTool, RanksOnTwoHostsMergeIntoOneTraceAndSummary)
     EXPECT_TRUE(looks_complete_json(read_file(dir.file("merged") + "/summary.json")));
 }
 
+// A program that ends with _exit (as dash's `exit` does) never finalizes its tool: the
+// command says so and closes its outputs, which were left as placeholders without a word.
+TEST(RealTool, ProgramEndingWithUnderscoreExitIsRepairedAndSaysWhy)
+{
+    scratch dir;
+    auto    out = dir.file("out");
+    auto    r   = run({command, "--output-format", "summary,json", "--emulate",
+                       logs_dir + "/" + workload + ".log", "-d", out, "--", program, "_exit", "3"},
+                      real_env(dir));
+    EXPECT_EQ(r.status, 3) << r.err;
+    EXPECT_NE(r.err.find("rocprof-kfd: " + out +
+                         ": the program exited without running its exit "
+                         "handlers"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("rocprof-kfd-merge: repaired " + out + "/summary.json"), std::string::npos)
+        << r.err;
+    EXPECT_TRUE(looks_complete_json(read_file(out + "/summary.json")));
+    EXPECT_TRUE(looks_complete_json(read_file(out + "/results.json")));
+}
+
+// A normal exit needs no repair, and says nothing of one.
+TEST(RealTool, ProgramEndingNormallyIsNotRepaired)
+{
+    scratch dir;
+    auto    out = dir.file("out");
+    auto    r = run({command, "--no-summary", "--emulate", logs_dir + "/" + workload + ".log", "-d",
+                     out, "--", program, "exit", "0"},
+                    real_env(dir));
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.err.find("exit handlers"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("repaired"), std::string::npos) << r.err;
+}
+
 // The command repairs what the killed program left.
 TEST(RealTool, ProgramKilledBySigtermLeavesCompleteDocuments)
 {
