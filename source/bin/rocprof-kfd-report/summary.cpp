@@ -232,6 +232,11 @@ read_thrashing(const Json& t, const std::string& p, Summary& s)
                  out.between[1] = between[1];
                  s.thrashing.push_back(out);
              });
+    // Written since 2026-12-07; before, only the rows were known.
+    s.thrashing_count = member(t, p, "count") != nullptr
+                            ? get_u64(t, p, "count")
+                            : static_cast<uint64_t>(s.thrashing.size());
+    if(s.thrashing_count < s.thrashing.size()) fail(join(p, "count"), "at least as many as ranges");
 }
 
 void

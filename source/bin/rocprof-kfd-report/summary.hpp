@@ -159,7 +159,8 @@ struct Summary
     bool                             top_ranges_approximate = false;
     uint64_t                         thrashing_threshold    = 0;
     bool                             thrashing_approximate  = false;
-    std::vector<ThrashingRange>      thrashing;
+    std::vector<ThrashingRange>      thrashing;           // the heaviest (at most 10)
+    uint64_t                         thrashing_count = 0; // all (older summaries: the rows)
     Timeline                         timeline;
     std::map<std::string, Histogram> histograms; // "page_fault", "page_migrate", ...
     std::vector<QueueIntervals>      queue_suspensions;

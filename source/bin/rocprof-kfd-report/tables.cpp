@@ -270,8 +270,11 @@ thrashing_table(const Summary& s)
 {
     std::string out = fmt::format(
         "<p>Ranges that migrated back and forth between the same two locations at least {} "
-        "times ({} ranges).</p>",
-        s.thrashing_threshold, s.thrashing.size());
+        "times ({} range{}{}).</p>",
+        s.thrashing_threshold, s.thrashing_count, s.thrashing_count == 1 ? "" : "s",
+        s.thrashing_count > s.thrashing.size()
+            ? fmt::format("; the {} heaviest below", s.thrashing.size())
+            : "");
     double max = 0;
     for(const ThrashingRange& t : s.thrashing)
         max = std::max(max, static_cast<double>(t.migrations));
@@ -347,10 +350,9 @@ highlights(const Summary& s)
              fmt::format("page-fault latency p50 {}, <b>p99 {}</b>",
                          format_duration(static_cast<double>(h->second.p50_ns)),
                          format_duration(static_cast<double>(h->second.p99_ns))));
-    item("thrashing", std::to_string(s.thrashing.size()), "",
+    item("thrashing", std::to_string(s.thrashing_count), "",
          fmt::format("<b>{}</b> thrashing range{} (at least {} migrations back and forth)",
-                     s.thrashing.size(), s.thrashing.size() == 1 ? "" : "s",
-                     s.thrashing_threshold));
+                     s.thrashing_count, s.thrashing_count == 1 ? "" : "s", s.thrashing_threshold));
     return out + "</ul>";
 }
 

@@ -184,6 +184,15 @@ summary_builder::thrashing() const
 }
 
 uint64_t
+summary_builder::thrashing_count() const
+{
+    uint64_t count = 0;
+    for(const auto& e : thrash_.all())
+        count += e.counters.migrations >= threshold_ && e.counters.directions == 3u;
+    return count;
+}
+
+uint64_t
 wall_ns(const run_info& run, const summary_builder& s)
 {
     if(run.end_ns > run.start_ns && run.start_ns != 0) return run.end_ns - run.start_ns;

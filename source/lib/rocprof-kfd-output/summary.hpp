@@ -95,7 +95,8 @@ public:
     std::vector<heavy_entry>     top_by_faults() const;
     std::vector<heavy_entry>     top_by_bytes() const;
     bool                         top_ranges_approximate() const;
-    std::vector<thrashing_range> thrashing() const;
+    std::vector<thrashing_range> thrashing() const;       // the max_thrashing_ranges heaviest
+    uint64_t                     thrashing_count() const; // all of them
     bool                         thrashing_approximate() const { return thrash_.approximate(); }
 
 private:

@@ -204,7 +204,8 @@ summary_json(const run_info& run, const summary_builder& s, bool complete)
     out += s.top_ranges_approximate() ? "true" : "false";
 
     out += ",\n\"thrashing\":{\"threshold\":" + u(s.thrashing_threshold()) +
-           ",\"approximate\":" + (s.thrashing_approximate() ? "true" : "false") + ",\"ranges\":[";
+           ",\"approximate\":" + (s.thrashing_approximate() ? "true" : "false") +
+           ",\"count\":" + u(s.thrashing_count()) + ",\"ranges\":[";
     first = true;
     for(const auto& t : s.thrashing())
     {

@@ -145,7 +145,10 @@ summary_text(const run_info& run, const summary_builder& s)
         out += " none\n";
     else
     {
-        out += "\n";
+        const uint64_t count = s.thrashing_count();
+        out += count > thrash.size() ? " " + std::to_string(count) + ", the " +
+                                           std::to_string(thrash.size()) + " heaviest:\n"
+                                     : "\n";
         for(const auto& t : thrash)
         {
             std::string range = hex(t.start) + "-" + hex(t.end);

@@ -878,6 +878,7 @@ expect_summary(const std::vector<oracle_record>& records, uint64_t threshold)
                   if(x.block != y.block) return x.block < y.block;
                   return std::make_pair(x.a, x.b) < std::make_pair(y.a, y.b);
               });
+    e.thrashing_count = e.thrashing.size();
     if(e.thrashing.size() > 10) e.thrashing.resize(10);
     return e;
 }

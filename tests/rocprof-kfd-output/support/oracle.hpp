@@ -88,6 +88,7 @@ struct summary_expect
     std::map<uint64_t, std::pair<uint64_t, uint64_t>> suspends; // gpu -> count, total
     std::vector<range_expect>  top_by_faults, top_by_bytes;     // sorted, at most 10
     std::vector<thrash_expect> thrashing;                       // sorted, at most 10
+    uint64_t                   thrashing_count = 0;             // all, before the cut
     size_t                     distinct_ranges = 0;
 };
 summary_expect expect_summary(const std::vector<oracle_record>& records, uint64_t threshold);

@@ -114,6 +114,7 @@ check_summary(const nlohmann::json& s, const std::vector<oracle_record>& oracle,
         check_ranges(s["top_ranges_by_bytes"], e.top_by_bytes, label + " top_ranges_by_bytes");
         const auto& t = s["thrashing"];
         EXPECT_EQ(t["threshold"], threshold) << label;
+        EXPECT_EQ(t["count"], e.thrashing_count) << label;
         ASSERT_EQ(t["ranges"].size(), e.thrashing.size()) << label;
         for(size_t i = 0; i < e.thrashing.size(); ++i)
         {
