@@ -81,6 +81,16 @@ struct pipe_stream
         ASSERT_EQ(write(ends[1], text.data(), text.size()), static_cast<ssize_t>(text.size()));
     }
 
+    // A page-fault start paired before, waiting for its end.
+    void add_outstanding_fault_start()
+    {
+        rocprofiler::kfd::event start{};
+        ASSERT_EQ(rocprofiler::kfd::parse_line("7 100 -1 @10(1ea0) R", start),
+                  rocprofiler::kfd::parse_result::ok);
+        stream.pairing.on_page_fault_start(start);
+        ASSERT_EQ(stream.pairing.outstanding(), 1u);
+    }
+
     bool pipe_is_empty()
     {
         char byte = 0;
@@ -156,11 +166,8 @@ TEST(kfd_reader_drain, a_read_whose_handling_fails_opens_a_gap)
 {
     // Its events are lost (out of memory handling them): no start seen before may pair with
     // an end read after it.
-    pipe_stream             p;
-    rocprofiler::kfd::event start{};
-    ASSERT_EQ(rocprofiler::kfd::parse_line("7 100 -1 @10(1ea0) R", start),
-              rocprofiler::kfd::parse_result::ok);
-    p.stream.pairing.on_page_fault_start(start);
+    pipe_stream p;
+    p.add_outstanding_fault_start();
     p.config.on_chunk = [](gpu_stream&, const char*, size_t, uint64_t) { throw std::bad_alloc{}; };
     p.queue(lines_of_64_bytes(0, 3));
     rocprofiler::kfd::drain_stream(p.config, p.stream);
@@ -281,17 +288,12 @@ TEST(kfd_reader_coalescing, the_loop_reads_a_waiting_stream_when_its_wait_ends)
 
 namespace
 {
-// The service enables events only once the reader runs: wait_until_polling returns when the
-// reader is about to poll, and is bounded when no reader runs.
-TEST(kfd_reader_start, a_gap_requested_before_the_stop_is_applied_by_the_last_drain)
+TEST(kfd_reader_stop, a_gap_requested_before_the_stop_is_applied_by_the_last_drain)
 {
     // A gap whose drain the reader had not served when it was stopped: its starts are
     // counted lost in the gap, as a served drain would count them.
-    pipe_stream             p;
-    rocprofiler::kfd::event start{};
-    ASSERT_EQ(rocprofiler::kfd::parse_line("7 100 -1 @10(1ea0) R", start),
-              rocprofiler::kfd::parse_result::ok);
-    p.stream.pairing.on_page_fault_start(start);
+    pipe_stream p;
+    p.add_outstanding_fault_start();
     p.stream.pending_gap.store(rocprofiler::kfd::pair_kind_page_fault); // no drain requested
     reader_loop loop{p};
     loop.start();
@@ -301,6 +303,8 @@ TEST(kfd_reader_start, a_gap_requested_before_the_stop_is_applied_by_the_last_dr
     EXPECT_EQ(p.stream.pending_gap.load(), 0u);
 }
 
+// The service enables events only once the reader runs: wait_until_polling returns when the
+// reader is about to poll, and is bounded when no reader runs.
 TEST(kfd_reader_start, wait_returns_once_the_reader_polls)
 {
     pipe_stream p;
