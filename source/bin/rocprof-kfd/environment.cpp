@@ -6,6 +6,8 @@
 
 #include <cstddef>
 #include <cstdlib>
+#include <ctime>
+#include <string>
 
 namespace rocprof_kfd
 {
@@ -164,6 +166,10 @@ program_environment(const options& opts, const env_list& current, const librarie
             program_preload(env_get(env, "LD_PRELOAD"), libs, !opts.emulate_log.empty()));
     env_set(env, "ROCP_TOOL_LIBRARIES", appended(env_get(env, "ROCP_TOOL_LIBRARIES"), libs.tool));
 
+    // One id for every process of this run: their tools tell this run's folders from an
+    // earlier run's (output_claim.hpp).
+    env_set(env, "ROCPROF_KFD_RUN_ID",
+            std::to_string(getpid()) + "-" + std::to_string(static_cast<long long>(time(nullptr))));
     env_set(env, "ROCPROF_KFD_OUTPUT_DIRECTORY",
             opts.output_directory.empty() ? default_output_directory() : opts.output_directory);
     env_set(env, "ROCPROF_KFD_OUTPUT_FORMAT", tool_format_list(opts));

@@ -10,6 +10,7 @@
 // rocprofiler_configure may run before this library's C++ static constructors: all state
 // lives behind one plain pointer set there.
 #include "config.hpp"
+#include "output_claim.hpp"
 
 #include <rocprof-kfd-output/output_file.hpp>
 #include <rocprof-kfd-output/summary.hpp>
@@ -293,6 +294,14 @@ tool_initialize(rocprofiler_client_finalize_t, void*)
             s->summary.reset(); // finalization then writes nothing either
             return 0;
         }
+        // Another process of this run writes here already (a -d without %pid%): ours get
+        // our pid rather than overwrite its files.
+        const char* run_id = env("ROCPROF_KFD_RUN_ID");
+        auto        claim  = claim_output(s->directory, s->stem, s->run.pid, run_id ? run_id : "");
+        if(claim.renamed)
+            say("process " + std::to_string(claim.other_pid) + " writes its files in " +
+                s->directory + " too: this process's are named " + claim.stem + "_<name>");
+        s->stem = claim.stem;
         // A summary marked incomplete now: replaced at finalization; after a crash
         // `rocprof-kfd-merge --repair` rebuilds it from the records.
         write_summary_files(s->directory, s->stem, s->run, *s->summary, false, false);

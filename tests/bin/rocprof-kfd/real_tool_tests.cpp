@@ -271,6 +271,35 @@ TEST(RealTool, ProgramEndingWithUnderscoreExitIsRepairedAndSaysWhy)
     EXPECT_TRUE(looks_complete_json(read_file(out + "/results.json")));
 }
 
+// A program and its child given one folder (no %pid% in -d): neither overwrites the other's
+// files (they were the same files: one process's results replaced the other's, or JSON
+// written by both at once was invalid).
+TEST(RealTool, TwoProcessesInOneFolderKeepTheirOwnFiles)
+{
+    scratch dir;
+    auto    out = dir.file("out");
+    auto    r   = run({command, "--no-summary", "--output-format", "summary,json", "--emulate",
+                       logs_dir + "/" + workload + ".log", "-d", out, "--", program, "child",
+                       dir.file("child-env.txt")},
+                      real_env(dir));
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::vector<std::string> summaries, results;
+    for(const auto& name : names_in(out))
+    {
+        if(name.size() >= 12 && name.compare(name.size() - 12, 12, "summary.json") == 0)
+            summaries.push_back(name);
+        if(name.size() >= 12 && name.compare(name.size() - 12, 12, "results.json") == 0)
+            results.push_back(name);
+    }
+    EXPECT_EQ(summaries.size(), 2u) << r.err;
+    EXPECT_EQ(results.size(), 2u) << r.err;
+    for(const auto& name : summaries)
+        EXPECT_TRUE(looks_complete_json(read_file(out + "/" + name))) << name;
+    for(const auto& name : results)
+        EXPECT_TRUE(looks_complete_json(read_file(out + "/" + name))) << name;
+    EXPECT_NE(r.err.find("writes its files in " + out + " too"), std::string::npos) << r.err;
+}
+
 // A normal exit needs no repair, and says nothing of one.
 TEST(RealTool, ProgramEndingNormallyIsNotRepaired)
 {
