@@ -50,9 +50,10 @@ struct tool_state
     output_file                                 raw;
     std::string                                 raw_line; // reused: no allocation per event
     bool                                        raw_enabled = false;
-    uint32_t   raw_route      = 0; // the GPU of the raw file's last `#@ route` (0: none yet)
-    bool       summary_format = false;
-    std::mutex lock;
+    // The GPU of the raw file's last `#@ route` directive (0: none yet).
+    uint32_t                 raw_route      = 0;
+    bool                     summary_format = false;
+    std::mutex               lock;
     rocprofiler_context_id_t context   = {};
     bool                     finalized = false;
 };

@@ -76,10 +76,7 @@ store_trigger(Enum& field, int32_t value) noexcept
     static_assert(sizeof(Enum) == sizeof(int32_t), "trigger fields are 32-bit");
     field = static_cast<Enum>(value); // value is one of the enum's declared values or -1
 }
-} // namespace
 
-namespace
-{
 // Each pair kind's start and end ids, as mask bits.
 struct pair_kind_ids
 {
