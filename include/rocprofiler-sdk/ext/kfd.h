@@ -4,7 +4,8 @@
  * @brief Extensions of this library beyond the rocprofiler-sdk 0.x API, for the KFD
  *        page-migration service:
  *        - loss accounting (what the kernel or the SDK could not deliver, per GPU);
- *        - a raw-event buffer-tracing kind that delivers every KFD SMI event unpaired.
+ *        - a raw-event buffer-tracing kind that delivers every KFD SMI event unpaired;
+ *        - per-buffer counts (what one tool's buffer stored, delivered and dropped).
  *
  * Everything here is prefixed rocprofiler_kfd_ / ROCPROFILER_KFD_ and is not part of the
  * upstream API: guard its use with `#ifdef ROCPROFILER_KFD_EXT_VERSION`.
@@ -18,7 +19,7 @@
 ROCPROFILER_EXTERN_C_INIT
 
 /** Version of this extension. */
-#define ROCPROFILER_KFD_EXT_VERSION 2
+#define ROCPROFILER_KFD_EXT_VERSION 3
 
 /**
  * Buffer-tracing kind delivering every KFD SMI event as it arrives (unpaired), as
@@ -167,6 +168,44 @@ typedef struct rocprofiler_kfd_loss_stats_t
  */
 rocprofiler_status_t
 rocprofiler_kfd_get_loss_stats(uint64_t gpu_id, rocprofiler_kfd_loss_stats_t* stats) ROCPROFILER_API;
+
+/**
+ * What one buffer did with the records written to it (of every kind), since its creation.
+ * Added in ROCPROFILER_KFD_EXT_VERSION 3.
+ *
+ * The loss counters above are the process's: with two tools tracing page migration, each
+ * record counts once per buffer it reaches in records_emitted, and a drop of either tool's
+ * buffer counts in records_dropped. A tool judging its own losses reads its own buffers
+ * here. After the tool's finalize has begun (its buffers are closed then),
+ * records_stored = records_delivered + records_discarded and records_pending is 0.
+ */
+typedef struct rocprofiler_kfd_buffer_stats_t
+{
+    uint64_t size;              /**< set by the caller to sizeof this struct */
+    uint64_t records_stored;    /**< records the buffer accepted */
+    uint64_t records_delivered; /**< stored records handed to the buffer's callback */
+    uint64_t records_dropped;   /**< records lost in this buffer: those it could not hold
+                                     (full, or written after it was destroyed) and those
+                                     stored but discarded undelivered (records_discarded) */
+    uint64_t records_pending;   /**< stored records not yet delivered */
+    uint64_t records_discarded; /**< stored records discarded undelivered: the buffer was
+                                     destroyed, or its tool finalized, before their delivery
+                                     (also counted in records_dropped) */
+} rocprofiler_kfd_buffer_stats_t;
+
+/**
+ * @brief Reads the counts of one buffer (any buffer of this process, also a destroyed one:
+ *        its final counts).
+ *
+ * Callable at any time, from any thread, including from a buffer callback and from the
+ * tool's finalize (where the counts of its own buffers are final).
+ * @param stats caller-allocated; stats->size must be set (smaller sizes get a prefix).
+ * @return SUCCESS; INVALID_ARGUMENT (NULL, size too small); BUFFER_NOT_FOUND (no buffer
+ *         with this id was ever created).
+ */
+rocprofiler_status_t
+rocprofiler_kfd_get_buffer_stats(rocprofiler_buffer_id_t         buffer_id,
+                                 rocprofiler_kfd_buffer_stats_t* stats) ROCPROFILER_API;
 
 ROCPROFILER_EXTERN_C_FINI
 

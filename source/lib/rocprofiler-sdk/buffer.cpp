@@ -10,6 +10,8 @@
 #include "rocprofiler-sdk/logging.hpp"
 #include "rocprofiler-sdk/registration.hpp"
 
+#include <rocprofiler-sdk/ext/kfd.h>
+
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -65,6 +67,7 @@ struct record_buffer
     uint64_t          drops_unreported = 0;
     uint64_t          drops_reported   = 0; // passed to the callback so far
     uint64_t          dropped          = 0;
+    uint64_t          discarded        = 0; // stored, then dropped undelivered (in dropped too)
     size_t            peak_bytes       = 0;
     bool              scheduled        = false;
     std::atomic<bool> in_callback{false}; // the tool's callback is running now
@@ -786,8 +789,9 @@ destroy(uint64_t buffer_id, int wait_cancel_state)
     std::lock_guard<std::mutex> lock{b->mutex};
     if(b->destroyed) return ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND;
     b->destroyed = true;
-    b->dropped +=
-        b->pending_count; // emplaced between the flush and now: counted, not lost silently
+    // Emplaced between the flush and now: counted, not lost silently.
+    b->dropped += b->pending_count;
+    b->discarded += b->pending_count;
     std::vector<std::byte>{}.swap(b->pending);
     std::vector<std::byte>{}.swap(b->spare);
     b->pending_bytes = 0;
@@ -804,6 +808,7 @@ close(uint64_t buffer_id) noexcept
     b->closed          = true;
     uint64_t abandoned = b->pending_count; // never delivered: counted, not lost silently
     b->dropped += abandoned;
+    b->discarded += abandoned;
     b->pending.clear();
     b->pending_bytes = 0;
     b->held_bytes    = 0;
@@ -825,9 +830,10 @@ get_totals(uint64_t buffer_id, totals& out) noexcept
     auto* b = find(buffer_id);
     if(b == nullptr) return false;
     std::lock_guard<std::mutex> lock{b->mutex};
-    out = totals{b->emplaced,   b->delivered,
-                 b->dropped,    b->pending_bytes,
-                 b->peak_bytes, std::min(b->pending.capacity(), b->spare.capacity())};
+    out = totals{b->emplaced,      b->delivered,
+                 b->dropped,       b->discarded,
+                 b->pending_count, b->pending_bytes,
+                 b->peak_bytes,    std::min(b->pending.capacity(), b->spare.capacity())};
     return true;
 }
 
@@ -907,6 +913,32 @@ extern "C"
         using namespace rocprofiler;
         return api_call(__func__, [&](int callers_cancel_state)
                         { return buffer::destroy(buffer_id.handle, callers_cancel_state); });
+    }
+
+    rocprofiler_status_t rocprofiler_kfd_get_buffer_stats(rocprofiler_buffer_id_t         buffer_id,
+                                                          rocprofiler_kfd_buffer_stats_t* stats)
+    {
+        using namespace rocprofiler;
+        return api_call(__func__,
+                        [&]()
+                        {
+                            if(stats == nullptr || stats->size < sizeof(uint64_t))
+                                return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+                            buffer::totals t{};
+                            if(!buffer::get_totals(buffer_id.handle, t))
+                                return ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND;
+                            rocprofiler_kfd_buffer_stats_t out{};
+                            out.size              = sizeof(out);
+                            out.records_stored    = t.emplaced;
+                            out.records_delivered = t.delivered;
+                            out.records_dropped   = t.dropped;
+                            out.records_pending   = t.pending_count;
+                            out.records_discarded = t.discarded;
+                            const size_t n        = std::min<size_t>(stats->size, sizeof(out));
+                            std::memcpy(stats, &out, n);
+                            stats->size = n;
+                            return ROCPROFILER_STATUS_SUCCESS;
+                        });
     }
 
     rocprofiler_status_t rocprofiler_flush_buffer(rocprofiler_buffer_id_t buffer_id)

@@ -185,7 +185,9 @@ struct totals
 {
     uint64_t emplaced;
     uint64_t delivered;
-    uint64_t dropped;
+    uint64_t dropped;       // could not be stored, or discarded
+    uint64_t discarded;     // stored, then discarded undelivered (destroy, close)
+    uint64_t pending_count; // stored, not yet delivered
     size_t   pending_bytes;
     size_t   peak_bytes;
     size_t   reserved_bytes; // the smaller capacity of its two storages (pending, spare)

@@ -22,7 +22,8 @@ foreach(_line ${_lines})
 endforeach()
 foreach(_required rocprofiler_create_context rocprofiler_create_buffer
                   rocprofiler_configure_buffer_tracing_service rocprofiler_query_available_agents
-                  rocprofiler_force_configure rocprofiler_kfd_get_loss_stats)
+                  rocprofiler_force_configure rocprofiler_kfd_get_loss_stats
+                  rocprofiler_kfd_get_buffer_stats)
     if(NOT _out MATCHES "${_required}")
         message(FATAL_ERROR "missing export: ${_required}")
     endif()

@@ -10,6 +10,7 @@
 #include "thread_end.hpp"
 
 #include <rocprofiler-sdk/buffer_tracing.h>
+#include <rocprofiler-sdk/ext/kfd.h>
 
 #include <gtest/gtest.h>
 #include <pthread.h>
@@ -982,4 +983,98 @@ TEST(buffer, storage_reservation_is_bounded)
     ASSERT_TRUE(rb::get_totals(id, t));
     EXPECT_GE(t.reserved_bytes, rb::max_reserved_storage);
     EXPECT_LE(t.reserved_bytes, rb::max_reserved_storage + rb::max_reserved_storage / 4);
+}
+
+namespace
+{
+rocprofiler_kfd_buffer_stats_t
+stats_of(uint64_t id)
+{
+    rocprofiler_kfd_buffer_stats_t s{};
+    s.size = sizeof(s);
+    EXPECT_EQ(rocprofiler_kfd_get_buffer_stats(rocprofiler_buffer_id_t{id}, &s),
+              ROCPROFILER_STATUS_SUCCESS);
+    EXPECT_EQ(s.size, sizeof(s));
+    return s;
+}
+} // namespace
+
+// ext/kfd.h's per-buffer counts (what a tool reads to judge its own losses), through every
+// state a record can be in: with the blocked callback, pending, dropped, delivered, discarded.
+TEST(buffer, the_extension_counts_what_one_buffer_stored_delivered_and_dropped)
+{
+    sink s;
+    s.gate_open = false;
+    auto id     = make_buffer(s, 10 * sizeof(test_record), 10 * sizeof(test_record),
+                              ROCPROFILER_BUFFER_POLICY_DISCARD);
+    for(int i = 0; i < 10; ++i)
+        ASSERT_TRUE(put(id, 0, i));
+    s.wait_inside(); // the first 10 are with the blocked callback, not yet delivered
+    auto st = stats_of(id);
+    EXPECT_EQ(st.records_stored, 10u);
+    EXPECT_EQ(st.records_delivered, 0u);
+    EXPECT_EQ(st.records_pending, 0u);
+    EXPECT_EQ(st.records_dropped, 0u);
+    for(int i = 10; i < 25; ++i)
+        put(id, 0, i); // 10 fit, 5 are dropped
+    st = stats_of(id);
+    EXPECT_EQ(st.records_stored, 20u);
+    EXPECT_EQ(st.records_pending, 10u);
+    EXPECT_EQ(st.records_dropped, 5u);
+    EXPECT_EQ(st.records_discarded, 0u);
+    s.open_gate();
+    ASSERT_EQ(rb::flush(id), ROCPROFILER_STATUS_SUCCESS);
+    st = stats_of(id);
+    EXPECT_EQ(st.records_delivered, 20u);
+    EXPECT_EQ(st.records_pending, 0u);
+    for(int i = 25; i < 28; ++i)
+        ASSERT_TRUE(put(id, 0, i)); // below the watermark: pending
+    EXPECT_EQ(stats_of(id).records_pending, 3u);
+    EXPECT_EQ(rb::close(id), 3u); // as before the tool's finalize
+    st = stats_of(id);
+    EXPECT_EQ(st.records_stored, 23u);
+    EXPECT_EQ(st.records_delivered, 20u);
+    EXPECT_EQ(st.records_pending, 0u);
+    EXPECT_EQ(st.records_discarded, 3u);
+    EXPECT_EQ(st.records_dropped, 8u); // 5 that did not fit and the 3 discarded
+    EXPECT_EQ(st.records_stored, st.records_delivered + st.records_discarded);
+    EXPECT_FALSE(put(id, 0, 28)); // after close: dropped, never stored
+    st = stats_of(id);
+    EXPECT_EQ(st.records_stored, 23u);
+    EXPECT_EQ(st.records_dropped, 9u);
+}
+
+TEST(buffer, the_extension_counts_reject_bad_arguments_and_unknown_buffers)
+{
+    sink s;
+    auto id = make_buffer(s, 10 * sizeof(test_record), 10 * sizeof(test_record),
+                          ROCPROFILER_BUFFER_POLICY_DISCARD);
+    rocprofiler_kfd_buffer_stats_t st{};
+    st.size = sizeof(st);
+    EXPECT_EQ(rocprofiler_kfd_get_buffer_stats(rocprofiler_buffer_id_t{id}, nullptr),
+              ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT);
+    st.size = 4;
+    EXPECT_EQ(rocprofiler_kfd_get_buffer_stats(rocprofiler_buffer_id_t{id}, &st),
+              ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT);
+    st.size = sizeof(st);
+    EXPECT_EQ(rocprofiler_kfd_get_buffer_stats(rocprofiler_buffer_id_t{0}, &st),
+              ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND);
+    EXPECT_EQ(rocprofiler_kfd_get_buffer_stats(rocprofiler_buffer_id_t{rb::max_buffers + 1}, &st),
+              ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND);
+    // A caller built against a smaller struct gets the prefix it has room for.
+    ASSERT_TRUE(put(id, 0, 0));
+    struct
+    {
+        uint64_t size, records_stored, records_delivered;
+    } prefix{sizeof(prefix), 99, 99};
+    EXPECT_EQ(rocprofiler_kfd_get_buffer_stats(
+                  rocprofiler_buffer_id_t{id},
+                  reinterpret_cast<rocprofiler_kfd_buffer_stats_t*>(&prefix)),
+              ROCPROFILER_STATUS_SUCCESS);
+    EXPECT_EQ(prefix.size, sizeof(prefix));
+    EXPECT_EQ(prefix.records_stored, 1u);
+    EXPECT_EQ(prefix.records_delivered, 0u);
+    // A destroyed buffer keeps its final counts.
+    ASSERT_EQ(rb::destroy(id), ROCPROFILER_STATUS_SUCCESS);
+    EXPECT_EQ(stats_of(id).records_delivered, 1u);
 }
