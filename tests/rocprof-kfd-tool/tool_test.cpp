@@ -10,6 +10,7 @@
 #include "summary_check.hpp"
 
 #include <gtest/gtest.h>
+#include <rocprofiler-sdk/fwd.h>
 #include <nlohmann/json.hpp>
 #include <sqlite3.h>
 
@@ -483,4 +484,52 @@ TEST(tool, listed_twice_writes_every_record_once)
     ASSERT_EQ(r.run.exit_code, 0) << r.run.out;
     std::string error;
     EXPECT_EQ(records_from_csv(dir.file("out"), error), canonical_sorted(r.oracle));
+}
+
+TEST(tool, another_tools_records_and_drops_are_not_this_tools_loss)
+{
+    // A second tool traces page migration in the same process, into a buffer too small for
+    // any record: the SDK's process-wide counters then count both tools' records, and every
+    // record of the other tool as dropped. This tool lost nothing and must say so (it once
+    // reported the other tool's drops as its own "records_dropped"). This tool traces page
+    // faults, the other unmaps; the replay delivers its first event once faults are enabled
+    // and its second once unmaps are, so both tools' contexts are active from the first
+    // record on, whichever tool initializes first.
+    scratch     dir;
+    std::string log   = slurp(bundled("streaming-1gpu-6.13.log"));
+    size_t      first = log.find("\n7 ") + 1;
+    log.insert(log.find('\n', first) + 1, "#@ wait-mask 176e with b\n");
+    log.insert(first, "#@ wait-mask 176e with 7\n");
+    spit(dir.file("gated.log"), log);
+    std::string second = dir.file("second.csv");
+    replayed    r = replay(dir, dir.file("gated.log"), bundled("streaming-1gpu-6.13.expect.csv"),
+                           {{"ROCPROF_KFD_EVENTS", "page-fault"},
+                            {"ROCP_TOOL_LIBRARIES", KFD_TOOL_TEST_SECOND_TOOL},
+                            {"E2E_OPS", std::to_string(ROCPROFILER_PAGE_MIGRATION_UNMAP_FROM_GPU)},
+                            {"E2E_POLICY", "discard"},
+                            {"E2E_BUFFER_BYTES", "16"},
+                            {"E2E_OUT", second}});
+    ASSERT_EQ(r.run.exit_code, 0) << r.run.out;
+    ASSERT_FALSE(r.summary.is_discarded());
+    std::vector<oracle_record> faults;
+    size_t                     unmaps = 0;
+    for(const auto& rec : r.oracle)
+    {
+        if(rec.op == "PAGE_FAULT") faults.push_back(rec);
+        unmaps += rec.op == "UNMAP_FROM_GPU" ? 1 : 0;
+    }
+    ASSERT_FALSE(faults.empty());
+    ASSERT_NE(unmaps, 0u);
+    std::string error;
+    EXPECT_EQ(records_from_csv(dir.file("out"), error), canonical_sorted(faults));
+    // The other tool was there and lost every record (the SDK's counters, as it read them).
+    const std::string other = slurp(second);
+    EXPECT_NE(other.find(",emitted=" + std::to_string(faults.size()) + ","), std::string::npos)
+        << other;
+    EXPECT_NE(other.find(",dropped=" + std::to_string(unmaps) + ","), std::string::npos) << other;
+    const json& loss = r.summary["loss"];
+    EXPECT_EQ(loss["lost"], false) << loss["message"];
+    EXPECT_EQ(loss["records_emitted"], faults.size());
+    EXPECT_EQ(loss["records_dropped"], 0);
+    EXPECT_EQ(loss["raw_events_dropped"], 0);
 }

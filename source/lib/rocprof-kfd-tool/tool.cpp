@@ -54,8 +54,10 @@ struct tool_state
     uint32_t                 raw_route      = 0;
     bool                     summary_format = false;
     std::mutex               lock;
-    rocprofiler_context_id_t context   = {};
-    bool                     finalized = false;
+    rocprofiler_context_id_t context    = {};
+    rocprofiler_buffer_id_t  buffer     = {}; // page-migration records (handle 0: none)
+    rocprofiler_buffer_id_t  raw_buffer = {}; // raw KFD events (handle 0: none)
+    bool                     finalized  = false;
 };
 
 tool_state* state = nullptr; // plain data: set in rocprofiler_configure
@@ -265,6 +267,27 @@ on_records(rocprofiler_context_id_t, rocprofiler_buffer_id_t, rocprofiler_record
     }
 }
 
+// The SDK's record counters are the process's: another tool tracing page migration in this
+// process adds its records to records_emitted and its buffer's drops to records_dropped
+// (and raw_events_dropped). This tool's losses are its own buffers': those three come from
+// them (0 for a buffer it does not have). False when a buffer's counts cannot be read.
+bool
+count_own_records(tool_state& s)
+{
+    rocprofiler_kfd_buffer_stats_t records{}, raw{};
+    records.size = raw.size = sizeof(rocprofiler_kfd_buffer_stats_t);
+    if(s.buffer.handle != 0 &&
+       rocprofiler_kfd_get_buffer_stats(s.buffer, &records) != ROCPROFILER_STATUS_SUCCESS)
+        return false;
+    if(s.raw_buffer.handle != 0 &&
+       rocprofiler_kfd_get_buffer_stats(s.raw_buffer, &raw) != ROCPROFILER_STATUS_SUCCESS)
+        return false;
+    s.run.loss.stats.records_emitted    = records.records_stored;
+    s.run.loss.stats.records_dropped    = records.records_dropped;
+    s.run.loss.stats.raw_events_dropped = raw.records_dropped;
+    return true;
+}
+
 bool
 create_buffer(rocprofiler_context_id_t ctx, rocprofiler_buffer_id_t* buffer)
 {
@@ -329,6 +352,7 @@ tool_initialize(rocprofiler_client_finalize_t, void*)
                                                          s->config.operations.end());
         rocprofiler_status_t status = rocprofiler_configure_buffer_tracing_service(
             s->context, ROCPROFILER_BUFFER_TRACING_PAGE_MIGRATION, ops.data(), ops.size(), buffer);
+        if(status == ROCPROFILER_STATUS_SUCCESS) s->buffer = buffer;
         if(status != ROCPROFILER_STATUS_SUCCESS)
         {
             say(std::string("page-migration tracing not available: ") +
@@ -343,6 +367,8 @@ tool_initialize(rocprofiler_client_finalize_t, void*)
                    s->context, ROCPROFILER_BUFFER_TRACING_KFD_EVENT, nullptr, 0, raw_buffer) !=
                    ROCPROFILER_STATUS_SUCCESS)
                 say("raw KFD events not available; " + s->raw.path() + " stays empty");
+            else
+                s->raw_buffer = raw_buffer;
         }
         if(rocprofiler_start_context(s->context) != ROCPROFILER_STATUS_SUCCESS)
             say("cannot start tracing");
@@ -372,7 +398,8 @@ tool_finalize(void*)
         s->run.loss.stats.size = sizeof(rocprofiler_kfd_loss_stats_t);
         s->run.loss.valid =
             rocprofiler_kfd_get_loss_stats(ROCPROFILER_KFD_ALL_GPUS, &s->run.loss.stats) ==
-            ROCPROFILER_STATUS_SUCCESS;
+                ROCPROFILER_STATUS_SUCCESS &&
+            count_own_records(*s);
         std::vector<std::string> written;
         for(auto& w : s->writers)
         {
