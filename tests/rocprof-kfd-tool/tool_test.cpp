@@ -10,8 +10,8 @@
 #include "summary_check.hpp"
 
 #include <gtest/gtest.h>
-#include <rocprofiler-sdk/fwd.h>
 #include <nlohmann/json.hpp>
+#include <rocprofiler-sdk/fwd.h>
 #include <sqlite3.h>
 
 #include <dirent.h>
@@ -111,6 +111,12 @@ check_every_format(const std::string& log, const std::string& expect, const std:
     EXPECT_EQ(results["truncated"], false) << label;
     EXPECT_EQ(results["metadata"]["pid"], r.pid) << label;
     EXPECT_EQ(results["metadata"]["emulated"], true) << label;
+    // Written as the run starts: the end is not known there, the tail has it.
+    EXPECT_TRUE(results["metadata"]["end_ns"].is_null()) << label;
+    EXPECT_TRUE(results["metadata"]["wall_ns"].is_null()) << label;
+    EXPECT_EQ(results["end_ns"], r.summary["metadata"]["end_ns"]) << label;
+    EXPECT_EQ(results["wall_ns"], r.summary["metadata"]["wall_ns"]) << label;
+    EXPECT_GT(results["wall_ns"].get<uint64_t>(), 0u) << label;
     EXPECT_EQ(results["loss"]["records_emitted"], r.oracle.size()) << label;
     EXPECT_FALSE(results["agents"].empty()) << label;
 

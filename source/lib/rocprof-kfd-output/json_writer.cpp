@@ -1,7 +1,9 @@
 // MIT License - see LICENSE.
 //
 // results.json: {"schema":"rocprof-kfd-results","version":1,"metadata":{..},"agents":[..],
-// "records":[ one record per line ],"end_ns":..,"loss":{..},"truncated":false}
+// "records":[ one record per line ],"end_ns":..,"wall_ns":..,"loss":{..},"truncated":false}
+// The metadata is written as the run starts: its end_ns and wall_ns are null (not the start
+// time and 0, as they once were); the tail gives them.
 // Streamed: records go to disk as they arrive. After every flush the file ends with
 // `],"truncated":true}`, overwritten by the next flush, so it is a closed document at any
 // moment, including after the process was killed; finish() replaces it with the real end.
@@ -30,7 +32,7 @@ public:
         if(!file_.open(output_path(dir, stem, "results.json"))) return false;
         summary_builder none;
         file_.append("{\"schema\":\"rocprof-kfd-results\",\"version\":1,\n\"metadata\":" +
-                     metadata_json(run, none) + ",\n\"agents\":" + agents_json(run.agents) +
+                     metadata_json(run, none, false) + ",\n\"agents\":" + agents_json(run.agents) +
                      ",\n\"records\":[");
         file_.set_tail(streaming_tail);
         return file_.flush();
@@ -48,7 +50,7 @@ public:
 
     void finish(const run_info& run, const summary_builder& s) override
     {
-        file_.set_tail("\n],\"end_ns\":" + u(run.end_ns) +
+        file_.set_tail("\n],\"end_ns\":" + u(run.end_ns) + ",\"wall_ns\":" + u(wall_ns(run, s)) +
                        ",\"loss\":" + loss_json(run.loss, s.records()) + ",\"truncated\":false}\n");
         file_.close();
     }

@@ -129,7 +129,9 @@ void merge_neighbour_intervals(std::vector<std::pair<uint64_t, uint64_t>>& inter
 // placeholder written at start and for summaries rebuilt by --repair.
 std::string summary_json(const run_info& run, const summary_builder& s, bool complete);
 // The "metadata" object and the "agents" array of summary.json and results.json.
-std::string metadata_json(const run_info& run, const summary_builder& s);
+// end_known = false (results.json, whose metadata is written as the run starts): end_ns and
+// wall_ns are null, the document's tail gives them.
+std::string metadata_json(const run_info& run, const summary_builder& s, bool end_known = true);
 std::string agents_json(const std::vector<agent_info>& agents);
 // The "loss" object of summary.json and results.json.
 std::string loss_json(const loss_info& loss, uint64_t records_received);

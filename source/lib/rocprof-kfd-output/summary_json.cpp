@@ -33,7 +33,7 @@ values(const std::vector<uint64_t>& v, size_t n)
 } // namespace
 
 std::string
-metadata_json(const run_info& run, const summary_builder& s)
+metadata_json(const run_info& run, const summary_builder& s, bool end_known)
 {
     std::string out = "{\"command\":[";
     for(size_t i = 0; i < run.command.size(); ++i)
@@ -47,8 +47,9 @@ metadata_json(const run_info& run, const summary_builder& s)
            ",\"emulated\":" + (run.emulated ? "true" : "false");
     uint64_t start = run.start_ns ? run.start_ns : (s.records() ? s.first_ns() : 0);
     uint64_t end   = run.end_ns ? run.end_ns : (s.records() ? s.last_ns() : start);
-    out += ",\"start_ns\":" + u(start) + ",\"end_ns\":" + u(end) +
-           ",\"wall_ns\":" + u(wall_ns(run, s)) + "}";
+    out += ",\"start_ns\":" + u(start);
+    if(!end_known) return out + ",\"end_ns\":null,\"wall_ns\":null}";
+    out += ",\"end_ns\":" + u(end) + ",\"wall_ns\":" + u(wall_ns(run, s)) + "}";
     return out;
 }
 
