@@ -340,3 +340,60 @@ TEST(summary_builder, migration_bytes_split_across_ranges_by_overlap)
     EXPECT_EQ(top[0].counters.htod_bytes, 0x200000u);
     EXPECT_EQ(s.directions().at({0, 5}).bytes, 0x400000u);
 }
+
+namespace
+{
+record
+migration(uint32_t pid, uint64_t address, uint32_t from, uint32_t to, uint64_t at)
+{
+    record r                  = {};
+    r.operation               = ROCPROFILER_PAGE_MIGRATION_PAGE_MIGRATE;
+    r.pid                     = pid;
+    r.start_timestamp         = at;
+    r.end_timestamp           = at + 10;
+    r.page_migrate.start_addr = address;
+    r.page_migrate.end_addr   = address + 0x1000 - 1;
+    r.page_migrate.from_node  = from;
+    r.page_migrate.to_node    = to;
+    return r;
+}
+} // namespace
+
+TEST(summary_builder, equal_addresses_of_two_processes_are_two_ranges)
+{
+    // A merge of two processes: one moves its range to the GPU, the other moves the range at
+    // the same address back, twice each. Their address spaces are distinct: no range went
+    // back and forth, and each process's range has its own counts.
+    summary_builder s(2);
+    const uint64_t  address = 0x7f0000000000;
+    for(uint64_t i = 0; i < 2; ++i)
+    {
+        s.add(migration(100, address, 0, 5, 100 * i), 1);
+        s.add(migration(200, address, 5, 0, 100 * i + 50), 2);
+    }
+    EXPECT_TRUE(s.several_processes());
+    EXPECT_TRUE(s.thrashing().empty());
+    EXPECT_EQ(s.thrashing_count(), 0u);
+    auto top = s.top_by_bytes();
+    ASSERT_EQ(top.size(), 2u);
+    EXPECT_EQ(top[0].counters.pid, 100u); // equal weights and addresses: by pid
+    EXPECT_EQ(top[0].counters.htod_bytes, 0x2000u);
+    EXPECT_EQ(top[0].counters.dtoh_bytes, 0u);
+    EXPECT_EQ(top[1].counters.pid, 200u);
+    EXPECT_EQ(top[1].counters.dtoh_bytes, 0x2000u);
+    // One process moving its range back and forth is thrashing, with its pid.
+    s.add(migration(100, address, 5, 0, 1000), 1);
+    s.add(migration(100, address, 5, 0, 1100), 1);
+    ASSERT_EQ(s.thrashing().size(), 1u);
+    EXPECT_EQ(s.thrashing()[0].pid, 100u);
+    EXPECT_EQ(s.thrashing()[0].migrations, 4u);
+}
+
+TEST(summary_builder, one_process_is_not_several)
+{
+    summary_builder s;
+    s.add(migration(100, 0x1000, 0, 5, 1));
+    s.add(migration(100, 0x1000, 5, 0, 2));
+    EXPECT_FALSE(s.several_processes());
+    EXPECT_EQ(s.top_by_bytes().at(0).counters.pid, 100u);
+}

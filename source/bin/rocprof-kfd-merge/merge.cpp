@@ -108,7 +108,7 @@ merge_outputs(const merge_options& options)
                                           }
                                           trace.write(rec);
                                           own->add(rec);
-                                          merged.add(rec);
+                                          merged.add(rec, static_cast<uint32_t>(i + 1));
                                           if(++count % 100000 == 0)
                                               progress_line(options.progress, i + 1, dirs.size(),
                                                                 dir, count, false);

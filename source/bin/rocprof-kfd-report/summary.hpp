@@ -85,10 +85,13 @@ struct GpuQueueSuspend
     double      share_of_wall = 0;
 };
 
+// pid: the process whose address space the range is in (0 in summaries written before
+// 2026-12-07, which had none).
 struct AddressRange
 {
     uint64_t start = 0, end = 0;
     uint64_t faults = 0, migrations = 0, htod_bytes = 0, dtoh_bytes = 0, dtod_bytes = 0;
+    uint64_t pid = 0;
 };
 
 struct ThrashingRange
@@ -96,6 +99,7 @@ struct ThrashingRange
     uint64_t start = 0, end = 0;
     uint64_t between[2] = {0, 0};
     uint64_t migrations = 0, bytes = 0;
+    uint64_t pid = 0;
 };
 
 struct MigrationSeries

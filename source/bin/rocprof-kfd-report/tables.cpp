@@ -46,7 +46,7 @@ num_cell(uint64_t v)
 }
 
 std::string
-row(std::initializer_list<std::string> cells)
+row(const std::vector<std::string>& cells)
 {
     std::string out = "<tr>";
     for(const std::string& c : cells)
@@ -244,20 +244,35 @@ ranges_table(const Summary& s, bool by_bytes)
         max = std::max(max, by_bytes ? bytes_of(r) : static_cast<double>(r.faults));
     std::string out = fmt::format("<table data-table=\"{}\"><thead>",
                                   by_bytes ? "top-ranges-by-bytes" : "top-ranges-by-faults");
-    out += row({th("range"), th("faults"), th("migrations"), th("HtoD"), th("DtoH"), th("DtoD"),
-                th(by_bytes ? "bytes migrated" : "faults")});
+    // A merge of several processes: each range is in one process's address space.
+    const bool               with_pid = s.inputs.size() > 1;
+    std::vector<std::string> head     = {th("range"),
+                                         th("faults"),
+                                         th("migrations"),
+                                         th("HtoD"),
+                                         th("DtoH"),
+                                         th("DtoD"),
+                                         th(by_bytes ? "bytes migrated" : "faults")};
+    if(with_pid) head.insert(head.begin(), th("pid"));
+    out += row(head);
     out += "</thead><tbody>";
     for(const AddressRange& r : ranges)
     {
-        const double v = by_bytes ? bytes_of(r) : static_cast<double>(r.faults);
-        out += row({td(address(r.start) + " – " + address(r.end)), num_cell(r.faults),
-                    num_cell(r.migrations), td(format_bytes(static_cast<double>(r.htod_bytes))),
-                    td(format_bytes(static_cast<double>(r.dtoh_bytes))),
-                    td(format_bytes(static_cast<double>(r.dtod_bytes))),
-                    bar_cell(v, max, by_bytes ? format_bytes(v) : format_number(v),
-                             by_bytes ? series_colour(1) : kReadColour)});
+        const double             v     = by_bytes ? bytes_of(r) : static_cast<double>(r.faults);
+        std::vector<std::string> cells = {td(address(r.start) + " – " + address(r.end)),
+                                          num_cell(r.faults),
+                                          num_cell(r.migrations),
+                                          td(format_bytes(static_cast<double>(r.htod_bytes))),
+                                          td(format_bytes(static_cast<double>(r.dtoh_bytes))),
+                                          td(format_bytes(static_cast<double>(r.dtod_bytes))),
+                                          bar_cell(v, max,
+                                                   by_bytes ? format_bytes(v) : format_number(v),
+                                                   by_bytes ? series_colour(1) : kReadColour)};
+        if(with_pid) cells.insert(cells.begin(), num_cell(r.pid));
+        out += row(cells);
     }
-    if(ranges.empty()) out += "<tr><td colspan=\"7\">none recorded</td></tr>";
+    if(ranges.empty())
+        out += fmt::format("<tr><td colspan=\"{}\">none recorded</td></tr>", with_pid ? 8 : 7);
     out += "</tbody></table>";
     if(s.top_ranges_approximate)
         out += "<p class=\"note\">Approximate: more ranges were touched than the tool tracks "
@@ -278,16 +293,24 @@ thrashing_table(const Summary& s)
     double max = 0;
     for(const ThrashingRange& t : s.thrashing)
         max = std::max(max, static_cast<double>(t.migrations));
-    out += "<table data-table=\"thrashing\"><thead>" +
-           row({th("range"), th("between"), th("migrations"), th("bytes")}) + "</thead><tbody>";
+    const bool               with_pid = s.inputs.size() > 1; // as in ranges_table
+    std::vector<std::string> head     = {th("range"), th("between"), th("migrations"), th("bytes")};
+    if(with_pid) head.insert(head.begin(), th("pid"));
+    out += "<table data-table=\"thrashing\"><thead>" + row(head) + "</thead><tbody>";
     for(const ThrashingRange& t : s.thrashing)
-        out += row({td(address(t.start) + " – " + address(t.end)),
-                    td(device_label(s, t.between[0]) + " ⇄ " + device_label(s, t.between[1])),
-                    bar_cell(static_cast<double>(t.migrations), max, std::to_string(t.migrations),
-                             kWriteColour),
-                    fmt::format("<td class=\"num\" data-value=\"{}\">{}</td>", t.bytes,
-                                format_bytes(static_cast<double>(t.bytes)))});
-    if(s.thrashing.empty()) out += "<tr><td colspan=\"4\">no thrashing range</td></tr>";
+    {
+        std::vector<std::string> cells = {
+            td(address(t.start) + " – " + address(t.end)),
+            td(device_label(s, t.between[0]) + " ⇄ " + device_label(s, t.between[1])),
+            bar_cell(static_cast<double>(t.migrations), max, std::to_string(t.migrations),
+                     kWriteColour),
+            fmt::format("<td class=\"num\" data-value=\"{}\">{}</td>", t.bytes,
+                        format_bytes(static_cast<double>(t.bytes)))};
+        if(with_pid) cells.insert(cells.begin(), num_cell(t.pid));
+        out += row(cells);
+    }
+    if(s.thrashing.empty())
+        out += fmt::format("<tr><td colspan=\"{}\">no thrashing range</td></tr>", with_pid ? 5 : 4);
     out += "</tbody></table>";
     if(s.thrashing_approximate)
         out += "<p class=\"note\">Approximate: more ranges moved than the tool tracks exactly; "

@@ -4,6 +4,7 @@
 #include "names.hpp"
 
 #include <algorithm>
+#include <tuple>
 
 namespace rocprof_kfd
 {
@@ -14,10 +15,12 @@ summary_builder::summary_builder(uint64_t thrashing_threshold, size_t table_capa
 }
 
 void
-summary_builder::add(const record& r)
+summary_builder::add(const record& r, uint32_t process)
 {
     int op = r.operation;
     if(op < 1 || op > 4) return;
+    if(records_ == 0) first_process_ = process;
+    several_processes_ = several_processes_ || process != first_process_;
     records_ += 1;
     uint64_t start    = r.start_timestamp;
     uint64_t end      = std::max(r.end_timestamp, r.start_timestamp);
@@ -35,7 +38,7 @@ summary_builder::add(const record& r)
     switch(op)
     {
     case ROCPROFILER_PAGE_MIGRATION_PAGE_MIGRATE:
-        add_migration(r);
+        add_migration(r, process);
         break;
     case ROCPROFILER_PAGE_MIGRATION_PAGE_FAULT:
     {
@@ -45,9 +48,12 @@ summary_builder::add(const record& r)
             (f.migrated ? g.read_migrated : g.read_updated) += 1;
         else
             (f.migrated ? g.write_migrated : g.write_updated) += 1;
-        range_key key{f.address / range_bytes, 0, 0};
-        by_faults_.add(key, 1).faults += 1;
-        by_bytes_.add(key, 0).faults += 1;
+        range_key key{f.address / range_bytes, 0, 0, process};
+        for(range_counters* c : {&by_faults_.add(key, 1), &by_bytes_.add(key, 0)})
+        {
+            c->faults += 1;
+            c->pid = r.pid;
+        }
         timeline_.add_fault(f.node_id, f.read_fault, start);
         break;
     }
@@ -60,7 +66,7 @@ summary_builder::add(const record& r)
 }
 
 void
-summary_builder::add_migration(const record& r)
+summary_builder::add_migration(const record& r, uint32_t process)
 {
     const auto& m     = r.page_migrate;
     uint64_t    end   = std::max(m.end_addr, m.start_addr);
@@ -82,10 +88,11 @@ summary_builder::add_migration(const record& r)
         uint64_t  lo      = std::max(m.start_addr, block * range_bytes);
         uint64_t  hi      = std::min(end, block * range_bytes + (range_bytes - 1));
         uint64_t  overlap = hi - lo + 1;
-        range_key key{block, 0, 0};
+        range_key key{block, 0, 0, process};
         for(range_counters* c : {&by_faults_.add(key, 0), &by_bytes_.add(key, overlap)})
         {
             c->migrations += 1;
+            c->pid = r.pid;
             if(m.from_node == 0 && m.to_node != 0)
                 c->htod_bytes += overlap;
             else if(m.from_node != 0 && m.to_node == 0)
@@ -95,7 +102,8 @@ summary_builder::add_migration(const record& r)
         }
         if(a != b)
         {
-            range_counters& t = thrash_.add({block, a, b}, 1);
+            range_counters& t = thrash_.add({block, a, b, process}, 1);
+            t.pid             = r.pid;
             t.migrations += 1;
             t.bytes += overlap;
             t.directions |= m.from_node == a ? 1u : 2u;
@@ -136,24 +144,39 @@ merge_neighbour_intervals(std::vector<std::pair<uint64_t, uint64_t>>& intervals)
     intervals.resize(kept);
 }
 
-std::vector<heavy_entry>
-summary_builder::top_by_faults() const
+namespace
 {
-    auto top = by_faults_.top(top_ranges);
+// The heaviest ranges of a table with weight, heaviest first; ties by address, then by pid
+// (not by the key's process number, which only a merge assigns).
+std::vector<heavy_entry>
+heaviest(const heavy_hitters& table)
+{
+    auto top = table.top(table.size());
     top.erase(
         std::remove_if(top.begin(), top.end(), [](const heavy_entry& e) { return e.weight == 0; }),
         top.end());
+    std::stable_sort(top.begin(), top.end(),
+                     [](const heavy_entry& x, const heavy_entry& y)
+                     {
+                         if(x.weight != y.weight) return x.weight > y.weight;
+                         return std::tie(x.key.block, x.counters.pid) <
+                                std::tie(y.key.block, y.counters.pid);
+                     });
+    if(top.size() > top_ranges) top.resize(top_ranges);
     return top;
+}
+} // namespace
+
+std::vector<heavy_entry>
+summary_builder::top_by_faults() const
+{
+    return heaviest(by_faults_);
 }
 
 std::vector<heavy_entry>
 summary_builder::top_by_bytes() const
 {
-    auto top = by_bytes_.top(top_ranges);
-    top.erase(
-        std::remove_if(top.begin(), top.end(), [](const heavy_entry& e) { return e.weight == 0; }),
-        top.end());
-    return top;
+    return heaviest(by_bytes_);
 }
 
 bool
@@ -170,14 +193,14 @@ summary_builder::thrashing() const
     {
         if(e.counters.migrations < threshold_ || e.counters.directions != 3u) continue;
         out.push_back({e.key.block * range_bytes, e.key.block * range_bytes + range_bytes - 1,
-                       e.key.a, e.key.b, e.counters.migrations, e.counters.bytes});
+                       e.key.a, e.key.b, e.counters.migrations, e.counters.bytes, e.counters.pid});
     }
     std::sort(out.begin(), out.end(),
               [](const thrashing_range& x, const thrashing_range& y)
               {
                   if(x.migrations != y.migrations) return x.migrations > y.migrations;
                   if(x.start != y.start) return x.start < y.start;
-                  return std::make_pair(x.a, x.b) < std::make_pair(y.a, y.b);
+                  return std::tie(x.a, x.b, x.pid) < std::tie(y.a, y.b, y.pid);
               });
     if(out.size() > max_thrashing_ranges) out.resize(max_thrashing_ranges);
     return out;

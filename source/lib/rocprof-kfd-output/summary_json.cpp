@@ -75,7 +75,8 @@ range_json(const heavy_entry& e)
     uint64_t start = e.key.block * range_bytes;
     return "{\"start\":" + json_string(hex(start)) +
            ",\"end\":" + json_string(hex(start + range_bytes - 1)) +
-           ",\"faults\":" + u(e.counters.faults) + ",\"migrations\":" + u(e.counters.migrations) +
+           ",\"pid\":" + u(e.counters.pid) + ",\"faults\":" + u(e.counters.faults) +
+           ",\"migrations\":" + u(e.counters.migrations) +
            ",\"htod_bytes\":" + u(e.counters.htod_bytes) +
            ",\"dtoh_bytes\":" + u(e.counters.dtoh_bytes) +
            ",\"dtod_bytes\":" + u(e.counters.dtod_bytes) + "}";
@@ -211,8 +212,9 @@ summary_json(const run_info& run, const summary_builder& s, bool complete)
     for(const auto& t : s.thrashing())
     {
         out += std::string(first ? "" : ",") + "{\"start\":" + json_string(hex(t.start)) +
-               ",\"end\":" + json_string(hex(t.end)) + ",\"between\":[" + u(t.a) + "," + u(t.b) +
-               "],\"migrations\":" + u(t.migrations) + ",\"bytes\":" + u(t.bytes) + "}";
+               ",\"end\":" + json_string(hex(t.end)) + ",\"pid\":" + u(t.pid) + ",\"between\":[" +
+               u(t.a) + "," + u(t.b) + "],\"migrations\":" + u(t.migrations) +
+               ",\"bytes\":" + u(t.bytes) + "}";
         first = false;
     }
     out += "]}";

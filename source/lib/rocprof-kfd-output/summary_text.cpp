@@ -53,8 +53,10 @@ agent_label(const run_info& run, uint32_t gpu_id)
     return agent_name(run.agents, gpu_id) + "(" + std::to_string(gpu_id) + ")";
 }
 
+// with_pid: the rows are of several processes (a merge), each range in one's address space.
 void
-ranges_table(std::string& out, const char* title, const std::vector<heavy_entry>& rows)
+ranges_table(std::string& out, const char* title, const std::vector<heavy_entry>& rows,
+             bool with_pid)
 {
     out += title;
     if(rows.empty())
@@ -63,15 +65,17 @@ ranges_table(std::string& out, const char* title, const std::vector<heavy_entry>
         return;
     }
     out += "\n";
-    out += format("  %-37s %8s %10s %11s %11s %11s\n", "range", "faults", "migrations", "HtoD",
-                  "DtoH", "DtoD");
+    out += format("  %s%-37s %8s %10s %11s %11s %11s\n", with_pid ? "     pid " : "", "range",
+                  "faults", "migrations", "HtoD", "DtoH", "DtoD");
     for(const auto& e : rows)
     {
         uint64_t    start = e.key.block * range_bytes;
         std::string range = hex(start) + "-" + hex(start + range_bytes - 1);
-        out += format("  %-37s %8" PRIu64 " %10" PRIu64 " %11s %11s %11s\n", range.c_str(),
-                      e.counters.faults, e.counters.migrations, size(e.counters.htod_bytes).c_str(),
-                      size(e.counters.dtoh_bytes).c_str(), size(e.counters.dtod_bytes).c_str());
+        std::string pid   = with_pid ? format("%8" PRIu32 " ", e.counters.pid) : "";
+        out += format("  %s%-37s %8" PRIu64 " %10" PRIu64 " %11s %11s %11s\n", pid.c_str(),
+                      range.c_str(), e.counters.faults, e.counters.migrations,
+                      size(e.counters.htod_bytes).c_str(), size(e.counters.dtoh_bytes).c_str(),
+                      size(e.counters.dtod_bytes).c_str());
     }
 }
 } // namespace
@@ -132,10 +136,10 @@ summary_text(const run_info& run, const summary_builder& s)
     const char* approx = s.top_ranges_approximate() ? " (approximate)" : "";
     out += "\n";
     ranges_table(out, ("Top ranges by faults" + std::string(approx) + ":").c_str(),
-                 s.top_by_faults());
+                 s.top_by_faults(), s.several_processes());
     out += "\n";
     ranges_table(out, ("Top ranges by bytes migrated" + std::string(approx) + ":").c_str(),
-                 s.top_by_bytes());
+                 s.top_by_bytes(), s.several_processes());
 
     auto thrash = s.thrashing();
     out += "\nThrashing (ranges migrated back and forth >= " +
@@ -153,8 +157,10 @@ summary_text(const run_info& run, const summary_builder& s)
         {
             std::string range = hex(t.start) + "-" + hex(t.end);
             std::string pair  = agent_label(run, t.a) + " <-> " + agent_label(run, t.b);
-            out += format("  %-37s %-30s %6" PRIu64 " migrations %11s\n", range.c_str(),
-                          pair.c_str(), t.migrations, size(t.bytes).c_str());
+            std::string pid =
+                s.several_processes() ? format("pid %" PRIu32 " ", t.pid) : std::string();
+            out += format("  %s%-37s %-30s %6" PRIu64 " migrations %11s\n", pid.c_str(),
+                          range.c_str(), pair.c_str(), t.migrations, size(t.bytes).c_str());
         }
     }
     out += "\nLoss: " + v.message + "\n";

@@ -783,10 +783,10 @@ nearest_rank(std::vector<uint64_t> values, double q)
 summary_expect
 expect_summary(const std::vector<oracle_record>& records, uint64_t threshold)
 {
-    summary_expect                                                    e;
-    std::map<uint64_t, range_expect>                                  ranges;
-    std::map<std::tuple<uint64_t, uint64_t, uint64_t>, thrash_expect> thrash;
-    constexpr uint64_t                                                block_bytes = 2 * 1024 * 1024;
+    summary_expect                                        e;
+    std::map<std::pair<uint64_t, uint64_t>, range_expect> ranges; // pid, block
+    std::map<std::tuple<uint64_t, uint64_t, uint64_t, uint64_t>, thrash_expect> thrash;
+    constexpr uint64_t block_bytes = 2 * 1024 * 1024;
     for(const auto& r : records)
     {
         std::string lower = r.op;
@@ -808,7 +808,8 @@ expect_summary(const std::vector<oracle_record>& records, uint64_t threshold)
                 (r.migrated ? std::get<0>(f) : std::get<1>(f)) += 1;
             else
                 (r.migrated ? std::get<2>(f) : std::get<3>(f)) += 1;
-            auto& rg = ranges[r.addr_start / block_bytes];
+            auto& rg = ranges[{r.pid, r.addr_start / block_bytes}];
+            rg.pid   = r.pid;
             rg.block = r.addr_start / block_bytes;
             rg.faults += 1;
         }
@@ -825,7 +826,8 @@ expect_summary(const std::vector<oracle_record>& records, uint64_t threshold)
                 uint64_t lo = std::max(r.addr_start, b * block_bytes);
                 uint64_t hi = std::min(r.addr_end, (b + 1) * block_bytes - 1);
                 uint64_t ov = hi - lo + 1;
-                auto&    rg = ranges[b];
+                auto&    rg = ranges[{r.pid, b}];
+                rg.pid      = r.pid;
                 rg.block    = b;
                 rg.migrations += 1;
                 rg.bytes += ov;
@@ -835,7 +837,8 @@ expect_summary(const std::vector<oracle_record>& records, uint64_t threshold)
                 if(r.node != r.to)
                 {
                     uint64_t a = std::min(r.node, r.to), c = std::max(r.node, r.to);
-                    auto&    t = thrash[{b, a, c}];
+                    auto&    t = thrash[{r.pid, b, a, c}];
+                    t.pid      = r.pid;
                     t.block    = b;
                     t.a        = a;
                     t.b        = c;
@@ -863,7 +866,10 @@ expect_summary(const std::vector<oracle_record>& records, uint64_t threshold)
             if(key(rg) > 0) v.push_back(rg);
         std::sort(v.begin(), v.end(),
                   [&](const range_expect& x, const range_expect& y)
-                  { return key(x) != key(y) ? key(x) > key(y) : x.block < y.block; });
+                  {
+                      if(key(x) != key(y)) return key(x) > key(y);
+                      return std::make_pair(x.block, x.pid) < std::make_pair(y.block, y.pid);
+                  });
         if(v.size() > 10) v.resize(10);
         return v;
     };
@@ -876,7 +882,7 @@ expect_summary(const std::vector<oracle_record>& records, uint64_t threshold)
               {
                   if(x.migrations != y.migrations) return x.migrations > y.migrations;
                   if(x.block != y.block) return x.block < y.block;
-                  return std::make_pair(x.a, x.b) < std::make_pair(y.a, y.b);
+                  return std::make_tuple(x.a, x.b, x.pid) < std::make_tuple(y.a, y.b, y.pid);
               });
     e.thrashing_count = e.thrashing.size();
     if(e.thrashing.size() > 10) e.thrashing.resize(10);

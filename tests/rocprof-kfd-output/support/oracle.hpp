@@ -68,13 +68,16 @@ struct op_expect
     uint64_t              count = 0, total = 0, min = UINT64_MAX, max = 0;
     std::vector<uint64_t> durations;
 };
+// A range is a 2 MiB block of one process's address space: equal addresses of two processes
+// (a merge) are two ranges.
 struct range_expect
 {
-    uint64_t block = 0, faults = 0, migrations = 0, htod = 0, dtoh = 0, dtod = 0, bytes = 0;
+    uint64_t pid = 0, block = 0, faults = 0, migrations = 0, htod = 0, dtoh = 0, dtod = 0,
+             bytes = 0;
 };
 struct thrash_expect
 {
-    uint64_t block = 0, a = 0, b = 0, migrations = 0, bytes = 0;
+    uint64_t pid = 0, block = 0, a = 0, b = 0, migrations = 0, bytes = 0;
     bool     forth = false, back = false;
 };
 struct summary_expect

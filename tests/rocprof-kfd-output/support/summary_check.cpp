@@ -26,6 +26,7 @@ check_ranges(const nlohmann::json& rows, const std::vector<range_expect>& expect
         const auto& e   = expected[i];
         EXPECT_EQ(address_of(row["start"]), e.block * 2 * 1024 * 1024) << what << " row " << i;
         EXPECT_EQ(address_of(row["end"]), (e.block + 1) * 2 * 1024 * 1024 - 1) << what;
+        EXPECT_EQ(row["pid"], e.pid) << what << " row " << i;
         EXPECT_EQ(row["faults"], e.faults) << what << " row " << i;
         EXPECT_EQ(row["migrations"], e.migrations) << what << " row " << i;
         EXPECT_EQ(row["htod_bytes"], e.htod) << what << " row " << i;
@@ -120,6 +121,7 @@ check_summary(const nlohmann::json& s, const std::vector<oracle_record>& oracle,
         {
             const auto& row = t["ranges"][i];
             EXPECT_EQ(address_of(row["start"]), e.thrashing[i].block * 2 * 1024 * 1024) << label;
+            EXPECT_EQ(row["pid"], e.thrashing[i].pid) << label;
             EXPECT_EQ(row["between"][0], e.thrashing[i].a) << label;
             EXPECT_EQ(row["between"][1], e.thrashing[i].b) << label;
             EXPECT_EQ(row["migrations"], e.thrashing[i].migrations) << label;
