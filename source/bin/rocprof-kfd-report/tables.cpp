@@ -363,9 +363,11 @@ highlights(const Summary& s)
     if(worst != nullptr)
         item("worst-queue-share", format_number(worst->share_of_wall, 6),
              fmt::format(" data-gpu-id=\"{}\"", worst->gpu_id),
-             fmt::format("queues of <b>{}</b> suspended <b>{} %</b> of wall time ({})",
+             // An emulated replay's share is of its records' time span (summary.json).
+             fmt::format("queues of <b>{}</b> suspended <b>{} %</b> of {} ({})",
                          escape(device_label(s, worst->gpu_id)),
                          format_number(worst->share_of_wall * 100, 3),
+                         s.metadata.emulated ? "the records' time span" : "wall time",
                          format_duration(static_cast<double>(worst->total_ns))));
     const auto h = s.histograms.find("page_fault");
     if(h != s.histograms.end())

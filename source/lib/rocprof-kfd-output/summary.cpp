@@ -222,4 +222,11 @@ wall_ns(const run_info& run, const summary_builder& s)
     if(s.records() != 0) return s.last_ns() - s.first_ns();
     return 0;
 }
+
+uint64_t
+share_base_ns(const run_info& run, const summary_builder& s)
+{
+    if(run.emulated && s.records() != 0) return s.last_ns() - s.first_ns();
+    return wall_ns(run, s);
+}
 } // namespace rocprof_kfd

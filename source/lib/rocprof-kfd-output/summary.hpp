@@ -146,4 +146,9 @@ std::string loss_json(const loss_info& loss, uint64_t records_received);
 std::string summary_text(const run_info& run, const summary_builder& s);
 // The run's wall time: end - start, or the records' span when the end is unknown.
 uint64_t wall_ns(const run_info& run, const summary_builder& s);
+// What shares of time (a GPU's queue suspensions) are of: the wall time; for an emulated
+// replay the time its records span (a replay is faster than the run the log came from, and
+// its records keep the log's spacing or even its timestamps: their share of the replay's wall
+// time could exceed 100%).
+uint64_t share_base_ns(const run_info& run, const summary_builder& s);
 } // namespace rocprof_kfd

@@ -190,7 +190,7 @@ summary_json(const run_info& run, const summary_builder& s, bool complete)
     }
     out += "],\n\"queue_suspend_by_gpu\":[";
     first         = true;
-    uint64_t wall = wall_ns(run, s);
+    uint64_t wall = share_base_ns(run, s);
     for(const auto& [gpu, q] : s.suspensions())
     {
         double share = wall ? static_cast<double>(q.total_ns) / static_cast<double>(wall) : 0.0;

@@ -125,12 +125,13 @@ summary_text(const run_info& run, const summary_builder& s)
     if(s.faults().empty()) out += "  none\n";
 
     out += "\nQueue suspensions by GPU:\n";
-    uint64_t wall = wall_ns(run, s);
+    const uint64_t base = share_base_ns(run, s);
+    const char*    of   = run.emulated ? "the records' time span" : "wall time";
     for(const auto& [gpu, q] : s.suspensions())
-        out += format("  %-16s %9" PRIu64 " suspensions, %s suspended (%.1f%% of wall time)\n",
-                      agent_label(run, gpu).c_str(), q.count, duration(q.total_ns).c_str(),
-                      wall ? 100.0 * static_cast<double>(q.total_ns) / static_cast<double>(wall)
-                           : 0.0);
+        out += format(
+            "  %-16s %9" PRIu64 " suspensions, %s suspended (%.1f%% of %s)\n",
+            agent_label(run, gpu).c_str(), q.count, duration(q.total_ns).c_str(),
+            base ? 100.0 * static_cast<double>(q.total_ns) / static_cast<double>(base) : 0.0, of);
     if(s.suspensions().empty()) out += "  none\n";
 
     const char* approx = s.top_ranges_approximate() ? " (approximate)" : "";
