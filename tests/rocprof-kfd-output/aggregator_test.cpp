@@ -7,6 +7,7 @@
 
 #include <rocprof-kfd-output/heavy_hitters.hpp>
 #include <rocprof-kfd-output/histogram.hpp>
+#include <rocprof-kfd-output/lanes.hpp>
 #include <rocprof-kfd-output/summary.hpp>
 #include <rocprof-kfd-output/timeline.hpp>
 
@@ -396,4 +397,41 @@ TEST(summary_builder, one_process_is_not_several)
     s.add(migration(100, 0x1000, 5, 0, 2));
     EXPECT_FALSE(s.several_processes());
     EXPECT_EQ(s.top_by_bytes().at(0).counters.pid, 100u);
+}
+
+TEST(lanes, overlapping_slices_get_lanes_in_which_they_are_disjoint)
+{
+    // 200 migrations of one GPU in flight at once (CPU faults of 200 threads), arriving in
+    // end order, then as many again later: each lane's slices are disjoint, the 200 first
+    // ones use 200 lanes, the later ones reuse them, and nothing overlaps.
+    lane_allocator                                               lanes;
+    const lane_allocator::group                                  g{1, 5, 1};
+    std::map<size_t, std::vector<std::pair<uint64_t, uint64_t>>> by_lane;
+    for(uint64_t round = 0; round < 2; ++round)
+        for(uint64_t i = 0; i < 200; ++i)
+        {
+            const uint64_t start = round * 10000 + i, end = round * 10000 + 1000 + i;
+            by_lane[lanes.assign(g, start, end)].emplace_back(start, end);
+        }
+    EXPECT_EQ(by_lane.size(), 200u);
+    EXPECT_EQ(lanes.overlaps(), 0u);
+    for(auto& [lane, slices] : by_lane)
+    {
+        std::sort(slices.begin(), slices.end());
+        for(size_t i = 1; i < slices.size(); ++i)
+            EXPECT_LE(slices[i - 1].second, slices[i].first) << "lane " << lane;
+    }
+    // Another GPU's slices have lanes of their own.
+    EXPECT_EQ(lanes.assign({1, 6, 1}, 0, 1000), 0u);
+}
+
+TEST(lanes, past_the_most_lanes_a_slice_shares_the_lane_that_frees_first)
+{
+    lane_allocator              lanes;
+    const lane_allocator::group g{0, 5, 1};
+    for(uint64_t i = 0; i < lane_allocator::max_lanes; ++i)
+        EXPECT_EQ(lanes.assign(g, 100, 1000 + i), i);
+    EXPECT_EQ(lanes.overlaps(), 0u);
+    EXPECT_EQ(lanes.assign(g, 100, 5000), 0u); // lane 0 ends first (at 1000)
+    EXPECT_EQ(lanes.overlaps(), 1u);
 }

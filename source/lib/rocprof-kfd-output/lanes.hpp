@@ -4,6 +4,11 @@
 // migrations of one GPU may overlap. A record goes to the first lane of its (process, GPU,
 // operation) whose slices all end before it starts; at most max_lanes lanes per group (past
 // that, the lane that frees first is reused and its slices may overlap).
+//
+// max_lanes is 256, not 16 as it was: every CPU thread touching managed memory that lives on
+// a GPU migrates it back on its own CPU fault (svm_migrate_to_ram runs in the faulting
+// thread), so an OpenMP program on a node of 64-192 cores can have that many migrations of
+// one GPU in flight at once.
 #pragma once
 
 #include <cstddef>
@@ -17,7 +22,7 @@ namespace rocprof_kfd
 class lane_allocator
 {
 public:
-    static constexpr size_t max_lanes = 16;
+    static constexpr size_t max_lanes = 256;
     using group                       = std::tuple<uint32_t, uint32_t, int>; // process, gpu, op
 
     // The lane (0-based) for a slice [start, end] of the group.
