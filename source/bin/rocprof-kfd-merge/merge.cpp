@@ -58,8 +58,9 @@ progress_line(bool enabled, size_t index, size_t total, const std::string& dir, 
 int
 merge_outputs(const merge_options& options)
 {
-    std::vector<std::string> dirs;
-    int                      status = 0;
+    // One input per process's outputs: a folder that processes shared holds several stems.
+    std::vector<std::pair<std::string, std::string>> outputs; // directory, stem
+    int                                              status = 0;
     for(const auto& input : options.inputs)
     {
         auto found = find_output_dirs(input);
@@ -69,9 +70,11 @@ merge_outputs(const merge_options& options)
                          input.c_str());
             status = 1;
         }
-        dirs.insert(dirs.end(), found.begin(), found.end());
+        for(const auto& dir : found)
+            for(const auto& stem : find_stems(dir))
+                outputs.emplace_back(dir, stem);
     }
-    if(dirs.empty()) return 1;
+    if(outputs.empty()) return 1;
     if(!make_directories(options.output))
     {
         std::fprintf(stderr, "rocprof-kfd-merge: cannot create %s: %s\n", options.output.c_str(),
@@ -89,16 +92,16 @@ merge_outputs(const merge_options& options)
     std::set<std::string> hosts;
     all.loss.valid = true;
     std::string inputs_json;
-    for(size_t i = 0; i < dirs.size(); ++i)
+    for(size_t i = 0; i < outputs.size(); ++i)
     {
-        const std::string& dir  = dirs[i];
-        auto               stem = find_stem(dir);
+        const std::string& dir  = outputs[i].first;
+        const std::string& stem = outputs[i].second;
         // First pass: metadata only (the process track needs it before the records).
         run_info      run;
         auto          own   = std::make_unique<summary_builder>(options.thrashing_threshold);
         bool          began = false;
         uint64_t      count = 0;
-        source_result r     = read_output(dir, stem.value_or(""), run,
+        source_result r     = read_output(dir, stem, run,
                                           [&](const record& rec)
                                           {
                                           if(!began)
@@ -110,7 +113,7 @@ merge_outputs(const merge_options& options)
                                           own->add(rec);
                                           merged.add(rec, static_cast<uint32_t>(i + 1));
                                           if(++count % 100000 == 0)
-                                              progress_line(options.progress, i + 1, dirs.size(),
+                                              progress_line(options.progress, i + 1, outputs.size(),
                                                                 dir, count, false);
                                       });
         if(!r.ok)
@@ -123,7 +126,7 @@ merge_outputs(const merge_options& options)
         if(!began) trace.begin_process(run, distinct_pid(pids, run.pid));
         trace.write_counters(*own);
         trace.flush();
-        progress_line(options.progress, i + 1, dirs.size(), dir, count, true);
+        progress_line(options.progress, i + 1, outputs.size(), dir, count, true);
 
         if(all.command.empty()) all.command = run.command;
         if(all.sdk_version.empty()) all.sdk_version = run.sdk_version;
@@ -137,7 +140,7 @@ merge_outputs(const merge_options& options)
         add_agents(all.agents, run.agents);
         if(!r.complete) run.loss.valid = false;
         add_loss(all.loss, run.loss);
-        all.inputs.push_back({dir, run.hostname, run.rank, run.pid, r.records, r.complete});
+        all.inputs.push_back({dir, run.hostname, run.rank, run.pid, r.records, r.complete, stem});
     }
     for(const auto& h : hosts)
         all.hostname += (all.hostname.empty() ? "" : ",") + h;

@@ -40,6 +40,7 @@ struct merged_input
     uint32_t                   pid      = 0;
     uint64_t                   records  = 0;
     bool                       complete = false;
+    std::string                stem; // "" for plain names, else the files' prefix before '_'
 };
 
 struct run_info

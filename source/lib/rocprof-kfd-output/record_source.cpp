@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <set>
 
 #include <dirent.h>
 #include <sys/stat.h>
@@ -485,20 +486,29 @@ parse_record_json(const std::string& line, record& r)
     return true;
 }
 
-std::optional<std::string>
-find_stem(const std::string& dir)
+std::vector<std::string>
+find_stems(const std::string& dir)
 {
+    std::set<std::string> stems;
     for(const char* name :
         {"summary.json", "results.json", "kfd.db", "page_fault.csv", "trace.pftrace"})
-        if(exists(dir + "/" + name)) return std::string();
+        if(exists(dir + "/" + name)) stems.insert(std::string());
     for(const auto& e : entries(dir))
         for(const char* name : {"_summary.json", "_results.json", "_kfd.db", "_page_fault.csv"})
         {
             size_t n = std::strlen(name);
             if(e.size() > n && e.compare(e.size() - n, n, name) == 0 && exists(dir + "/" + e))
-                return e.substr(0, e.size() - n);
+                stems.insert(e.substr(0, e.size() - n));
         }
-    return std::nullopt;
+    return {stems.begin(), stems.end()};
+}
+
+std::optional<std::string>
+find_stem(const std::string& dir)
+{
+    auto stems = find_stems(dir);
+    if(stems.empty()) return std::nullopt;
+    return stems.front();
 }
 
 std::vector<std::string>

@@ -13,8 +13,11 @@
 
 namespace rocprof_kfd
 {
-// The stem of the outputs in dir ("" for plain names, "x" for x_summary.json, ...), or
-// nullopt when dir holds no rocprof-kfd output.
+// The stems of the outputs in dir ("" for plain names, "x" for x_summary.json, ...), sorted;
+// empty when dir holds no rocprof-kfd output. A folder holds several when processes shared
+// it (each but the first names its files <pid>_<name>) or runs with -o STEM wrote there.
+std::vector<std::string> find_stems(const std::string& dir);
+// The first of find_stems, or nullopt.
 std::optional<std::string> find_stem(const std::string& dir);
 
 // Output directories under root (root itself, or its subdirectories up to depth 4), sorted.

@@ -274,16 +274,13 @@ check_sqlite(const std::string& path, std::string& error)
     return hot;
 }
 
-repair_report
-repair_directory(const std::string& dir, uint64_t thrashing_threshold)
+namespace
 {
-    repair_report report;
-    auto          stem = find_stem(dir);
-    if(!stem)
-    {
-        report.errors.push_back(dir + ": no rocprof-kfd output here");
-        return report;
-    }
+// Repairs the outputs of one stem in dir (one process's), adding to report.
+void
+repair_stem(const std::string& dir, const std::string& stem, uint64_t thrashing_threshold,
+            repair_report& report)
+{
     auto step = [&](const std::string& path, const char* what, auto&& fn)
     {
         if(!exists(path)) return;
@@ -293,21 +290,21 @@ repair_directory(const std::string& dir, uint64_t thrashing_threshold)
         else if(!error.empty())
             report.errors.push_back(path + ": " + error);
     };
-    step(output_path(dir, *stem, "results.json"), "closed after the last whole record",
+    step(output_path(dir, stem, "results.json"), "closed after the last whole record",
          [](const std::string& p, std::string& e)
          { return repair_line_json(p, "\"records\":[", e); });
-    step(output_path(dir, *stem, "trace.chrome.json"), "closed after the last whole event",
+    step(output_path(dir, stem, "trace.chrome.json"), "closed after the last whole event",
          [](const std::string& p, std::string& e)
          { return repair_line_json(p, "{\"traceEvents\":[", e); });
     for(int op = 1; op <= 4; ++op)
-        step(output_path(dir, *stem, csv_file_names[op]), "incomplete last line removed",
+        step(output_path(dir, stem, csv_file_names[op]), "incomplete last line removed",
              repair_csv);
-    step(output_path(dir, *stem, "trace.pftrace"), "cut after the last whole packet",
+    step(output_path(dir, stem, "trace.pftrace"), "cut after the last whole packet",
          repair_pftrace);
-    step(output_path(dir, *stem, "kfd.db"), "unfinished transaction rolled back", check_sqlite);
+    step(output_path(dir, stem, "kfd.db"), "unfinished transaction rolled back", check_sqlite);
 
     // The summary: rebuilt from the records unless the run wrote its final one.
-    std::string summary       = output_path(dir, *stem, "summary.json");
+    std::string summary       = output_path(dir, stem, "summary.json");
     bool        final_summary = false;
     if(exists(summary))
     {
@@ -319,17 +316,29 @@ repair_directory(const std::string& dir, uint64_t thrashing_threshold)
     {
         run_info        run;
         summary_builder s(thrashing_threshold);
-        source_result   r = read_output(dir, *stem, run, [&](const record& rec) { s.add(rec); });
+        source_result   r = read_output(dir, stem, run, [&](const record& rec) { s.add(rec); });
         if(!r.ok)
             report.errors.push_back(summary + ": cannot rebuild: " + r.error);
         else
         {
-            auto written = write_summary_files(dir, *stem, run, s, false, true);
+            auto written = write_summary_files(dir, stem, run, s, false, true);
             for(const auto& w : written)
                 report.repaired.push_back(w + ": rebuilt from " + r.source + " (" +
                                           std::to_string(r.records) + " records)");
         }
     }
+}
+} // namespace
+
+repair_report
+repair_directory(const std::string& dir, uint64_t thrashing_threshold)
+{
+    repair_report report;
+    auto          stems = find_stems(dir);
+    if(stems.empty()) report.errors.push_back(dir + ": no rocprof-kfd output here");
+    // Every process's outputs: processes sharing a folder name theirs <pid>_<name>.
+    for(const auto& stem : stems)
+        repair_stem(dir, stem, thrashing_threshold, report);
     return report;
 }
 } // namespace rocprof_kfd

@@ -138,6 +138,7 @@ summary_json(const run_info& run, const summary_builder& s, bool complete)
         {
             const auto& in = run.inputs[i];
             out += std::string(i ? "," : "") + "{\"directory\":" + json_string(in.directory) +
+                   ",\"stem\":" + json_string(in.stem) +
                    ",\"hostname\":" + json_string(in.hostname) +
                    ",\"rank\":" + (in.rank ? json_string(*in.rank) : "null") +
                    ",\"pid\":" + u(in.pid) + ",\"records\":" + u(in.records) +

@@ -9,6 +9,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <dirent.h>
+
+#include <cstdio>
 #include <set>
 
 using namespace kfd_out_test;
@@ -160,4 +163,97 @@ TEST(merge, usage_errors)
     auto help = run_program({merge_program(), "--help"}, {});
     EXPECT_EQ(help.exit_code, 0);
     EXPECT_NE(help.out.find("usage: rocprof-kfd-merge"), std::string::npos);
+}
+
+namespace
+{
+std::vector<std::string>
+list_dir(const std::string& path)
+{
+    std::vector<std::string> names;
+    if(DIR* d = opendir(path.c_str()))
+    {
+        while(dirent* e = readdir(d))
+            names.emplace_back(e->d_name);
+        closedir(d);
+    }
+    return names;
+}
+
+// Two processes of one run (ROCPROF_KFD_RUN_ID) writing into one folder: the second names
+// its files <pid>_<name>. Returns the union of their oracles and each one's pid.
+void
+two_processes_in_one_folder(const std::string& out, const std::string& formats,
+                            std::vector<oracle_record>& oracle, std::vector<uint64_t>& pids)
+{
+    for(int i = 0; i < 2; ++i)
+    {
+        std::string log = std::string(logs_dir()) + "/" + logs[i] + ".log";
+        scratch     tmp;
+        auto        run = replay_with_tool(keep_times_copy(log, tmp.path),
+                                           {{"ROCPROF_KFD_OUTPUT_DIRECTORY", out},
+                                            {"ROCPROF_KFD_OUTPUT_FORMAT", formats},
+                                            {"ROCPROF_KFD_SUMMARY_STDERR", "0"},
+                                            {"ROCPROF_KFD_RUN_ID", "one-run"}});
+        ASSERT_EQ(run.exit_code, 0) << run.out;
+        std::string summary = i == 0 ? out + "/summary.json" : "";
+        if(i == 1)
+            for(const auto& name : list_dir(out))
+                if(name.size() > 13 && name.compare(name.size() - 13, 13, "_summary.json") == 0)
+                    summary = out + "/" + name;
+        json s = json::parse(slurp(summary), nullptr, false);
+        ASSERT_FALSE(s.is_discarded()) << summary;
+        uint64_t pid  = s["metadata"]["pid"];
+        auto     part = read_expect(std::string(logs_dir()) + "/" + logs[i] + ".expect.csv",
+                                    self_pid_of_log(log), pid);
+        oracle.insert(oracle.end(), part.begin(), part.end());
+        pids.push_back(pid);
+    }
+}
+} // namespace
+
+TEST(merge, processes_that_shared_a_folder_are_one_input_each)
+{
+    // Once, only the process whose files had plain names was merged, the other's ignored.
+    scratch                    dir;
+    std::vector<oracle_record> oracle;
+    std::vector<uint64_t>      pids;
+    two_processes_in_one_folder(dir.file("job"), "summary,json", oracle, pids);
+    ASSERT_EQ(pids.size(), 2u);
+    auto run = run_program({merge_program(), "-o", dir.file("merged"), dir.file("job")}, {});
+    ASSERT_EQ(run.exit_code, 0) << run.out;
+    json s = json::parse(slurp(dir.file("merged/summary.json")), nullptr, false);
+    ASSERT_FALSE(s.is_discarded());
+    ASSERT_EQ(s["inputs"].size(), 2u);
+    EXPECT_EQ(s["inputs"][0]["stem"], "");
+    EXPECT_EQ(s["inputs"][0]["pid"], pids[0]);
+    EXPECT_EQ(s["inputs"][1]["stem"], std::to_string(pids[1]));
+    EXPECT_EQ(s["inputs"][1]["pid"], pids[1]);
+    check_summary(s, oracle, 4, "shared folder");
+    trace_check pf = check_pftrace(dir.file("merged/trace.pftrace"));
+    EXPECT_EQ(pf.records, canonical_sorted(oracle));
+}
+
+TEST(merge, repair_repairs_every_process_of_a_shared_folder)
+{
+    // Both processes' summaries lost (as if both were killed before finalization): each is
+    // rebuilt from its own records.
+    scratch                    dir;
+    std::vector<oracle_record> oracle;
+    std::vector<uint64_t>      pids;
+    const std::string          out = dir.file("job");
+    two_processes_in_one_folder(out, "summary,json", oracle, pids);
+    ASSERT_EQ(pids.size(), 2u);
+    const std::string second = out + "/" + std::to_string(pids[1]) + "_summary.json";
+    ASSERT_EQ(std::remove((out + "/summary.json").c_str()), 0);
+    ASSERT_EQ(std::remove(second.c_str()), 0);
+    auto run = run_program({merge_program(), "--repair", out}, {});
+    ASSERT_EQ(run.exit_code, 0) << run.out;
+    for(const auto& path : {out + "/summary.json", second})
+    {
+        json s = json::parse(slurp(path), nullptr, false);
+        ASSERT_FALSE(s.is_discarded()) << path << "\n" << run.out;
+        EXPECT_EQ(s["complete"], false) << path; // rebuilt, marked so
+        EXPECT_GT(s["operations"].size(), 0u) << path;
+    }
 }
