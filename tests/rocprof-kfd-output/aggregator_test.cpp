@@ -362,41 +362,53 @@ migration(uint32_t pid, uint64_t address, uint32_t from, uint32_t to, uint64_t a
 
 TEST(summary_builder, equal_addresses_of_two_processes_are_two_ranges)
 {
-    // A merge of two processes: one moves its range to the GPU, the other moves the range at
-    // the same address back, twice each. Their address spaces are distinct: no range went
-    // back and forth, and each process's range has its own counts.
+    // Two processes, in one input (a system-wide run) and in two (a merge): one moves its
+    // range to the GPU, the other moves the range at the same address back, twice each.
+    // Their address spaces are distinct: no range went back and forth, and each process's
+    // range has its own counts.
+    for(uint32_t second_input : {0u, 2u})
+    {
+        summary_builder s(2);
+        const uint64_t  address = 0x7f0000000000;
+        for(uint64_t i = 0; i < 2; ++i)
+        {
+            s.add(migration(100, address, 0, 5, 100 * i), second_input == 0 ? 0 : 1);
+            s.add(migration(200, address, 5, 0, 100 * i + 50), second_input);
+        }
+        EXPECT_TRUE(s.thrashing().empty());
+        auto top = s.top_by_bytes();
+        ASSERT_EQ(top.size(), 2u);
+        EXPECT_EQ(top[0].key.pid, 100u);
+        EXPECT_EQ(top[1].key.pid, 200u);
+        EXPECT_EQ(top[1].counters.dtoh_bytes, 0x2000u);
+    }
+    // A merge: equal pids of two inputs (two hosts) are two processes too.
     summary_builder s(2);
     const uint64_t  address = 0x7f0000000000;
     for(uint64_t i = 0; i < 2; ++i)
     {
         s.add(migration(100, address, 0, 5, 100 * i), 1);
-        s.add(migration(200, address, 5, 0, 100 * i + 50), 2);
+        s.add(migration(100, address, 5, 0, 100 * i + 50), 2);
     }
-    EXPECT_TRUE(s.several_processes());
     EXPECT_TRUE(s.thrashing().empty());
-    EXPECT_EQ(s.thrashing_count(), 0u);
-    auto top = s.top_by_bytes();
-    ASSERT_EQ(top.size(), 2u);
-    EXPECT_EQ(top[0].counters.pid, 100u); // equal weights and addresses: by pid
-    EXPECT_EQ(top[0].counters.htod_bytes, 0x2000u);
-    EXPECT_EQ(top[0].counters.dtoh_bytes, 0u);
-    EXPECT_EQ(top[1].counters.pid, 200u);
-    EXPECT_EQ(top[1].counters.dtoh_bytes, 0x2000u);
+    ASSERT_EQ(s.top_by_bytes().size(), 2u);
     // One process moving its range back and forth is thrashing, with its pid.
-    s.add(migration(100, address, 5, 0, 1000), 1);
-    s.add(migration(100, address, 5, 0, 1100), 1);
+    for(uint64_t i = 0; i < 2; ++i)
+    {
+        s.add(migration(300, address, 0, 5, 1000 + 100 * i), 1);
+        s.add(migration(300, address, 5, 0, 1000 + 100 * i + 50), 1);
+    }
     ASSERT_EQ(s.thrashing().size(), 1u);
-    EXPECT_EQ(s.thrashing()[0].pid, 100u);
+    EXPECT_EQ(s.thrashing()[0].pid, 300u);
     EXPECT_EQ(s.thrashing()[0].migrations, 4u);
 }
 
-TEST(summary_builder, one_process_is_not_several)
+TEST(summary_builder, a_range_names_its_pid)
 {
     summary_builder s;
     s.add(migration(100, 0x1000, 0, 5, 1));
     s.add(migration(100, 0x1000, 5, 0, 2));
-    EXPECT_FALSE(s.several_processes());
-    EXPECT_EQ(s.top_by_bytes().at(0).counters.pid, 100u);
+    EXPECT_EQ(s.top_by_bytes().at(0).key.pid, 100u);
 }
 
 TEST(lanes, overlapping_slices_get_lanes_in_which_they_are_disjoint)

@@ -184,9 +184,10 @@ typedef struct rocprofiler_kfd_buffer_stats_t
     uint64_t size;              /**< set by the caller to sizeof this struct */
     uint64_t records_stored;    /**< records the buffer accepted */
     uint64_t records_delivered; /**< stored records handed to the buffer's callback */
-    uint64_t records_dropped;   /**< records lost in this buffer: those it could not hold
-                                     (full, or written after it was destroyed) and those
-                                     stored but discarded undelivered (records_discarded) */
+    uint64_t records_dropped;   /**< records lost in this buffer: those it could not store
+                                     (full, out of memory, or written after it was destroyed
+                                     or its tool finalized) and those stored but discarded
+                                     undelivered (records_discarded) */
     uint64_t records_pending;   /**< stored records not yet delivered */
     uint64_t records_discarded; /**< stored records discarded undelivered: the buffer was
                                      destroyed, or its tool finalized, before their delivery

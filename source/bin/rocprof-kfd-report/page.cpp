@@ -130,8 +130,10 @@ input_section(const Input& in, size_t index)
     out += "<h3>Durations</h3>";
     out += histogram_plot(s, "page_fault", "Page-fault latency distribution (log scale)");
     out += histogram_plot(s, "page_migrate", "Migration duration distribution (log scale)");
-    out += "<h3>Queue suspensions</h3><p class=\"caption\">When each GPU's queues were evicted "
-           "(suspended), and their total as a share of the run's wall time.</p>";
+    out += std::string("<h3>Queue suspensions</h3><p class=\"caption\">When each GPU's queues were "
+                       "evicted (suspended), and their total as a share of ") +
+           (s.metadata.emulated ? "the time the replayed records span" : "the run's wall time") +
+           ".</p>";
     out += queue_strip_plot(s, d);
     std::string merged;
     for(const QueueIntervals& q : s.queue_suspensions)
@@ -174,8 +176,9 @@ rank_section(const std::vector<Input>& inputs)
                      {htod, dtoh, dtod}, "bytes migrated (GiB)", 1024.0 * 1024 * 1024);
     out += hbar_plot("rank-faults", "Page faults per process, read and write", rows, {read, write},
                      "page faults", 1);
+    // An emulated input's share is of its records' time span (summary.json's share_of_wall).
     out += hbar_plot("rank-queue", "Largest share of wall time a GPU's queues were suspended", rows,
-                     {share}, "queues suspended (% of wall time)", 1);
+                     {share}, "queues suspended (% of wall time, of records' span if replayed)", 1);
     return out + "</section>";
 }
 } // namespace

@@ -420,13 +420,14 @@ queue_strip_plot(const Summary& s, const TimeDomain& d)
     const double one_px_ns = static_cast<double>(d.t1 - d.t0) / (f.inner_right() - f.inner_left());
 
     std::string out = svg_open(
-        f, "queue-suspension", "Queue suspension intervals per GPU, with their share of wall time",
+        f, "queue-suspension",
+        std::string("Queue suspension intervals per GPU, with their share of ") + share_base(s),
         fmt::format(" data-t0-ns=\"{}\" data-t1-ns=\"{}\" data-wall-ns=\"{}\"", d.t0, d.t1,
                     s.metadata.wall_ns));
     out += leg;
     out += fmt::format("<text class=\"panel-title\" x=\"{:.1f}\" y=\"{:.1f}\" "
-                       "text-anchor=\"end\">share of wall time</text>",
-                       f.width - 4, f.top - 4);
+                       "text-anchor=\"end\">share of {}</text>",
+                       f.width - 4, f.top - 4, share_base(s));
     for(size_t r = 0; r < gpus.size(); ++r)
     {
         const uint64_t                             gpu   = gpus[r];

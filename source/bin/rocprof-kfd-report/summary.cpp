@@ -210,7 +210,8 @@ read_range(const Json& r, const std::string& p)
     out.htod_bytes = get_u64(r, p, "htod_bytes");
     out.dtoh_bytes = get_u64(r, p, "dtoh_bytes");
     out.dtod_bytes = get_u64(r, p, "dtod_bytes");
-    if(member(r, p, "pid") != nullptr) out.pid = get_u64(r, p, "pid");
+    out.has_pid    = member(r, p, "pid") != nullptr;
+    if(out.has_pid) out.pid = get_u64(r, p, "pid");
     return out;
 }
 
@@ -227,7 +228,8 @@ read_thrashing(const Json& t, const std::string& p, Summary& s)
                  out.end        = get_address(r, rp, "end");
                  out.migrations = get_u64(r, rp, "migrations");
                  out.bytes      = get_u64(r, rp, "bytes");
-                 if(member(r, rp, "pid") != nullptr) out.pid = get_u64(r, rp, "pid");
+                 out.has_pid    = member(r, rp, "pid") != nullptr;
+                 if(out.has_pid) out.pid = get_u64(r, rp, "pid");
                  const std::vector<uint64_t> between = get_counts(r, rp, "between");
                  if(between.size() != 2) fail(rp + ".between", "two node ids");
                  out.between[0] = between[0];

@@ -85,13 +85,14 @@ struct GpuQueueSuspend
     double      share_of_wall = 0;
 };
 
-// pid: the process whose address space the range is in (0 in summaries written before
-// 2026-12-07, which had none).
+// pid: the process whose address space the range is in; has_pid false in summaries written
+// before 2026-12-07, which had none.
 struct AddressRange
 {
     uint64_t start = 0, end = 0;
     uint64_t faults = 0, migrations = 0, htod_bytes = 0, dtoh_bytes = 0, dtod_bytes = 0;
-    uint64_t pid = 0;
+    uint64_t pid     = 0;
+    bool     has_pid = false;
 };
 
 struct ThrashingRange
@@ -99,7 +100,8 @@ struct ThrashingRange
     uint64_t start = 0, end = 0;
     uint64_t between[2] = {0, 0};
     uint64_t migrations = 0, bytes = 0;
-    uint64_t pid = 0;
+    uint64_t pid     = 0;
+    bool     has_pid = false;
 };
 
 struct MigrationSeries
@@ -169,6 +171,14 @@ struct Summary
     std::map<std::string, Histogram> histograms; // "page_fault", "page_migrate", ...
     std::vector<QueueIntervals>      queue_suspensions;
 };
+
+// What queue_suspend_by_gpu's share_of_wall is a share of: the wall time, or for an emulated
+// replay the time its records span (summary_json.cpp, share_base_ns).
+inline const char*
+share_base(const Summary& s)
+{
+    return s.metadata.emulated ? "the records' time span" : "wall time";
+}
 
 // Reads one summary.json document. Throws InputError for invalid JSON, another schema or
 // version, or a field of the wrong type or shape. Sections that are absent read as empty

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
 namespace rocprof_kfd_report
 {
@@ -232,6 +233,22 @@ faults_table(const Summary& s)
     return out + "</tbody></table>";
 }
 
+// Whether range rows name their process, as summary.txt decides (summary_text.cpp): in a merge
+// of several inputs, or when the rows are of more than one pid; never for rows without a pid
+// (summaries written before 2026-12-07).
+bool
+pid_column(const Summary& s)
+{
+    std::set<uint64_t> pids;
+    bool               all_have = true;
+    for(const auto* rows : {&s.top_ranges_by_faults, &s.top_ranges_by_bytes})
+        for(const AddressRange& r : *rows)
+            pids.insert(r.pid), all_have = all_have && r.has_pid;
+    for(const ThrashingRange& t : s.thrashing)
+        pids.insert(t.pid), all_have = all_have && t.has_pid;
+    return all_have && (s.inputs.size() > 1 || pids.size() > 1);
+}
+
 std::string
 ranges_table(const Summary& s, bool by_bytes)
 {
@@ -242,10 +259,9 @@ ranges_table(const Summary& s, bool by_bytes)
     double max = 0;
     for(const AddressRange& r : ranges)
         max = std::max(max, by_bytes ? bytes_of(r) : static_cast<double>(r.faults));
-    std::string out = fmt::format("<table data-table=\"{}\"><thead>",
+    std::string              out      = fmt::format("<table data-table=\"{}\"><thead>",
                                   by_bytes ? "top-ranges-by-bytes" : "top-ranges-by-faults");
-    // A merge of several processes: each range is in one process's address space.
-    const bool               with_pid = s.inputs.size() > 1;
+    const bool               with_pid = pid_column(s);
     std::vector<std::string> head     = {th("range"),
                                          th("faults"),
                                          th("migrations"),
@@ -293,7 +309,7 @@ thrashing_table(const Summary& s)
     double max = 0;
     for(const ThrashingRange& t : s.thrashing)
         max = std::max(max, static_cast<double>(t.migrations));
-    const bool               with_pid = s.inputs.size() > 1; // as in ranges_table
+    const bool               with_pid = pid_column(s);
     std::vector<std::string> head     = {th("range"), th("between"), th("migrations"), th("bytes")};
     if(with_pid) head.insert(head.begin(), th("pid"));
     out += "<table data-table=\"thrashing\"><thead>" + row(head) + "</thead><tbody>";
@@ -363,11 +379,9 @@ highlights(const Summary& s)
     if(worst != nullptr)
         item("worst-queue-share", format_number(worst->share_of_wall, 6),
              fmt::format(" data-gpu-id=\"{}\"", worst->gpu_id),
-             // An emulated replay's share is of its records' time span (summary.json).
              fmt::format("queues of <b>{}</b> suspended <b>{} %</b> of {} ({})",
                          escape(device_label(s, worst->gpu_id)),
-                         format_number(worst->share_of_wall * 100, 3),
-                         s.metadata.emulated ? "the records' time span" : "wall time",
+                         format_number(worst->share_of_wall * 100, 3), share_base(s),
                          format_duration(static_cast<double>(worst->total_ns))));
     const auto h = s.histograms.find("page_fault");
     if(h != s.histograms.end())

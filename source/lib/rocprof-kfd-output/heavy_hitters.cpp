@@ -21,14 +21,14 @@ hash_of(const range_key& k)
 {
     uint64_t h = k.block * 0x9e3779b97f4a7c15ull;
     h ^= (uint64_t{k.a} << 32 | k.b) * 0xc2b2ae3d27d4eb4full;
-    h ^= uint64_t{k.process} * 0x165667b19e3779f9ull;
+    h ^= (uint64_t{k.pid} << 32 | k.input) * 0x165667b19e3779f9ull;
     return static_cast<size_t>(h ^ (h >> 29));
 }
 
 bool
 same_key(const range_key& x, const range_key& y)
 {
-    return x.block == y.block && x.a == y.a && x.b == y.b && x.process == y.process;
+    return x.block == y.block && x.a == y.a && x.b == y.b && x.pid == y.pid && x.input == y.input;
 }
 } // namespace
 

@@ -16,17 +16,19 @@
 namespace rocprof_kfd
 {
 // A range (block index) and, for thrashing, an unordered pair of locations (a < b), of one
-// process: addresses of two processes are different memory, even when equal (a merge of
-// several processes' outputs numbers them; 0 for one process).
+// process: addresses of two processes are different memory, even when equal. A process is
+// its pid within one input (a system-wide run traces several); a merge numbers its inputs
+// (0 outside a merge), as pids of two hosts may be equal.
 struct range_key
 {
-    uint64_t block   = 0;
-    uint32_t a       = 0;
-    uint32_t b       = 0;
-    uint32_t process = 0;
+    uint64_t block = 0;
+    uint32_t a     = 0;
+    uint32_t b     = 0;
+    uint32_t pid   = 0;
+    uint32_t input = 0;
     bool     operator<(const range_key& o) const
     {
-        return std::tie(block, a, b, process) < std::tie(o.block, o.a, o.b, o.process);
+        return std::tie(block, a, b, pid, input) < std::tie(o.block, o.a, o.b, o.pid, o.input);
     }
 };
 
@@ -39,7 +41,6 @@ struct range_counters
     uint64_t dtod_bytes = 0;
     uint64_t bytes      = 0; // thrashing: bytes moved between the pair
     uint32_t directions = 0; // thrashing: bit 0 a->b seen, bit 1 b->a seen
-    uint32_t pid        = 0; // of the records (the key's process)
 };
 
 struct heavy_entry

@@ -15,12 +15,10 @@ summary_builder::summary_builder(uint64_t thrashing_threshold, size_t table_capa
 }
 
 void
-summary_builder::add(const record& r, uint32_t process)
+summary_builder::add(const record& r, uint32_t input)
 {
     int op = r.operation;
     if(op < 1 || op > 4) return;
-    if(records_ == 0) first_process_ = process;
-    several_processes_ = several_processes_ || process != first_process_;
     records_ += 1;
     uint64_t start    = r.start_timestamp;
     uint64_t end      = std::max(r.end_timestamp, r.start_timestamp);
@@ -38,7 +36,7 @@ summary_builder::add(const record& r, uint32_t process)
     switch(op)
     {
     case ROCPROFILER_PAGE_MIGRATION_PAGE_MIGRATE:
-        add_migration(r, process);
+        add_migration(r, input);
         break;
     case ROCPROFILER_PAGE_MIGRATION_PAGE_FAULT:
     {
@@ -48,12 +46,9 @@ summary_builder::add(const record& r, uint32_t process)
             (f.migrated ? g.read_migrated : g.read_updated) += 1;
         else
             (f.migrated ? g.write_migrated : g.write_updated) += 1;
-        range_key key{f.address / range_bytes, 0, 0, process};
-        for(range_counters* c : {&by_faults_.add(key, 1), &by_bytes_.add(key, 0)})
-        {
-            c->faults += 1;
-            c->pid = r.pid;
-        }
+        range_key key{f.address / range_bytes, 0, 0, r.pid, input};
+        by_faults_.add(key, 1).faults += 1;
+        by_bytes_.add(key, 0).faults += 1;
         timeline_.add_fault(f.node_id, f.read_fault, start);
         break;
     }
@@ -66,7 +61,7 @@ summary_builder::add(const record& r, uint32_t process)
 }
 
 void
-summary_builder::add_migration(const record& r, uint32_t process)
+summary_builder::add_migration(const record& r, uint32_t input)
 {
     const auto& m     = r.page_migrate;
     uint64_t    end   = std::max(m.end_addr, m.start_addr);
@@ -88,11 +83,10 @@ summary_builder::add_migration(const record& r, uint32_t process)
         uint64_t  lo      = std::max(m.start_addr, block * range_bytes);
         uint64_t  hi      = std::min(end, block * range_bytes + (range_bytes - 1));
         uint64_t  overlap = hi - lo + 1;
-        range_key key{block, 0, 0, process};
+        range_key key{block, 0, 0, r.pid, input};
         for(range_counters* c : {&by_faults_.add(key, 0), &by_bytes_.add(key, overlap)})
         {
             c->migrations += 1;
-            c->pid = r.pid;
             if(m.from_node == 0 && m.to_node != 0)
                 c->htod_bytes += overlap;
             else if(m.from_node != 0 && m.to_node == 0)
@@ -102,8 +96,7 @@ summary_builder::add_migration(const record& r, uint32_t process)
         }
         if(a != b)
         {
-            range_counters& t = thrash_.add({block, a, b, process}, 1);
-            t.pid             = r.pid;
+            range_counters& t = thrash_.add({block, a, b, r.pid, input}, 1);
             t.migrations += 1;
             t.bytes += overlap;
             t.directions |= m.from_node == a ? 1u : 2u;
@@ -146,8 +139,8 @@ merge_neighbour_intervals(std::vector<std::pair<uint64_t, uint64_t>>& intervals)
 
 namespace
 {
-// The heaviest ranges of a table with weight, heaviest first; ties by address, then by pid
-// (not by the key's process number, which only a merge assigns).
+// The heaviest ranges of a table with weight, heaviest first; ties by address, then pid, then
+// input.
 std::vector<heavy_entry>
 heaviest(const heavy_hitters& table)
 {
@@ -159,8 +152,8 @@ heaviest(const heavy_hitters& table)
                      [](const heavy_entry& x, const heavy_entry& y)
                      {
                          if(x.weight != y.weight) return x.weight > y.weight;
-                         return std::tie(x.key.block, x.counters.pid) <
-                                std::tie(y.key.block, y.counters.pid);
+                         return std::tie(x.key.block, x.key.pid, x.key.input) <
+                                std::tie(y.key.block, y.key.pid, y.key.input);
                      });
     if(top.size() > top_ranges) top.resize(top_ranges);
     return top;
@@ -193,7 +186,7 @@ summary_builder::thrashing() const
     {
         if(e.counters.migrations < threshold_ || e.counters.directions != 3u) continue;
         out.push_back({e.key.block * range_bytes, e.key.block * range_bytes + range_bytes - 1,
-                       e.key.a, e.key.b, e.counters.migrations, e.counters.bytes, e.counters.pid});
+                       e.key.a, e.key.b, e.counters.migrations, e.counters.bytes, e.key.pid});
     }
     std::sort(out.begin(), out.end(),
               [](const thrashing_range& x, const thrashing_range& y)

@@ -73,9 +73,9 @@ public:
     explicit summary_builder(uint64_t thrashing_threshold = 4,
                              size_t   table_capacity      = range_table_capacity);
 
-    // process: which process's address space the record's addresses are in, for the address
-    // ranges (0 for one process's records; a merge numbers its inputs).
-    void add(const record& r, uint32_t process = 0);
+    // input: in a merge, the number of the input the record comes from (pids of two inputs
+    // may be equal); 0 otherwise. An address range is of one (input, pid).
+    void add(const record& r, uint32_t input = 0);
 
     uint64_t records() const { return records_; }
     uint64_t first_ns() const { return first_ns_; }
@@ -101,19 +101,15 @@ public:
     std::vector<thrashing_range> thrashing() const;       // the max_thrashing_ranges heaviest
     uint64_t                     thrashing_count() const; // all of them
     bool                         thrashing_approximate() const { return thrash_.approximate(); }
-    // Records of more than one process were added: ranges say whose they are.
-    bool several_processes() const { return several_processes_; }
 
 private:
-    void add_migration(const record& r, uint32_t process);
+    void add_migration(const record& r, uint32_t input);
     void add_suspension(uint32_t gpu, uint64_t start, uint64_t end);
 
     uint64_t threshold_;
-    uint64_t records_           = 0;
-    uint64_t first_ns_          = UINT64_MAX;
-    uint64_t last_ns_           = 0;
-    uint32_t first_process_     = 0;
-    bool     several_processes_ = false;
+    uint64_t records_  = 0;
+    uint64_t first_ns_ = UINT64_MAX;
+    uint64_t last_ns_  = 0;
 
     std::map<std::pair<int, int>, operation_stats>           ops_;
     std::array<log_linear_histogram, 5>                      op_durations_;

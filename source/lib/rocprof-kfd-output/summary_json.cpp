@@ -74,9 +74,8 @@ range_json(const heavy_entry& e)
 {
     uint64_t start = e.key.block * range_bytes;
     return "{\"start\":" + json_string(hex(start)) +
-           ",\"end\":" + json_string(hex(start + range_bytes - 1)) +
-           ",\"pid\":" + u(e.counters.pid) + ",\"faults\":" + u(e.counters.faults) +
-           ",\"migrations\":" + u(e.counters.migrations) +
+           ",\"end\":" + json_string(hex(start + range_bytes - 1)) + ",\"pid\":" + u(e.key.pid) +
+           ",\"faults\":" + u(e.counters.faults) + ",\"migrations\":" + u(e.counters.migrations) +
            ",\"htod_bytes\":" + u(e.counters.htod_bytes) +
            ",\"dtoh_bytes\":" + u(e.counters.dtoh_bytes) +
            ",\"dtod_bytes\":" + u(e.counters.dtod_bytes) + "}";

@@ -9,6 +9,7 @@
 #include <cinttypes>
 #include <cstdarg>
 #include <cstdio>
+#include <set>
 
 namespace rocprof_kfd
 {
@@ -53,7 +54,23 @@ agent_label(const run_info& run, uint32_t gpu_id)
     return agent_name(run.agents, gpu_id) + "(" + std::to_string(gpu_id) + ")";
 }
 
-// with_pid: the rows are of several processes (a merge), each range in one's address space.
+// Whether range rows name their process: in a merge of several inputs, or when the rows are of
+// more than one pid (a system-wide run). rocprof-kfd-report applies the same rule.
+bool
+pid_column(const run_info& run, const std::vector<heavy_entry>& faulted,
+           const std::vector<heavy_entry>& moved, const std::vector<thrashing_range>& thrash)
+{
+    if(run.inputs.size() > 1) return true;
+    std::set<uint32_t> pids;
+    for(const auto* rows : {&faulted, &moved})
+        for(const auto& e : *rows)
+            pids.insert(e.key.pid);
+    for(const auto& t : thrash)
+        pids.insert(t.pid);
+    return pids.size() > 1;
+}
+
+// with_pid: the rows are of several processes (pid_column), each range in one's address space.
 void
 ranges_table(std::string& out, const char* title, const std::vector<heavy_entry>& rows,
              bool with_pid)
@@ -71,7 +88,7 @@ ranges_table(std::string& out, const char* title, const std::vector<heavy_entry>
     {
         uint64_t    start = e.key.block * range_bytes;
         std::string range = hex(start) + "-" + hex(start + range_bytes - 1);
-        std::string pid   = with_pid ? format("%8" PRIu32 " ", e.counters.pid) : "";
+        std::string pid   = with_pid ? format("%8" PRIu32 " ", e.key.pid) : "";
         out += format("  %s%-37s %8" PRIu64 " %10" PRIu64 " %11s %11s %11s\n", pid.c_str(),
                       range.c_str(), e.counters.faults, e.counters.migrations,
                       size(e.counters.htod_bytes).c_str(), size(e.counters.dtoh_bytes).c_str(),
@@ -134,15 +151,17 @@ summary_text(const run_info& run, const summary_builder& s)
             base ? 100.0 * static_cast<double>(q.total_ns) / static_cast<double>(base) : 0.0, of);
     if(s.suspensions().empty()) out += "  none\n";
 
-    const char* approx = s.top_ranges_approximate() ? " (approximate)" : "";
+    const char* approx  = s.top_ranges_approximate() ? " (approximate)" : "";
+    const auto  faulted = s.top_by_faults();
+    const auto  moved   = s.top_by_bytes();
+    const auto  thrash  = s.thrashing();
+    const bool  pids    = pid_column(run, faulted, moved, thrash);
     out += "\n";
-    ranges_table(out, ("Top ranges by faults" + std::string(approx) + ":").c_str(),
-                 s.top_by_faults(), s.several_processes());
+    ranges_table(out, ("Top ranges by faults" + std::string(approx) + ":").c_str(), faulted, pids);
     out += "\n";
-    ranges_table(out, ("Top ranges by bytes migrated" + std::string(approx) + ":").c_str(),
-                 s.top_by_bytes(), s.several_processes());
+    ranges_table(out, ("Top ranges by bytes migrated" + std::string(approx) + ":").c_str(), moved,
+                 pids);
 
-    auto thrash = s.thrashing();
     out += "\nThrashing (ranges migrated back and forth >= " +
            std::to_string(s.thrashing_threshold()) + " times between two locations)" +
            (s.thrashing_approximate() ? " (approximate)" : "") + ":";
@@ -158,8 +177,7 @@ summary_text(const run_info& run, const summary_builder& s)
         {
             std::string range = hex(t.start) + "-" + hex(t.end);
             std::string pair  = agent_label(run, t.a) + " <-> " + agent_label(run, t.b);
-            std::string pid =
-                s.several_processes() ? format("pid %" PRIu32 " ", t.pid) : std::string();
+            std::string pid   = pids ? format("pid %" PRIu32 " ", t.pid) : std::string();
             out += format("  %s%-37s %-30s %6" PRIu64 " migrations %11s\n", pid.c_str(),
                           range.c_str(), pair.c_str(), t.migrations, size(t.bytes).c_str());
         }

@@ -42,7 +42,7 @@ PLOTS = {
 RANK_PLOTS = {
     "rank-bytes": ["bytes migrated (GiB)"],
     "rank-faults": ["page faults"],
-    "rank-queue": ["queues suspended (% of wall time)"],
+    "rank-queue": ["queues suspended (% of wall time, of records' span if replayed)"],
 }
 
 FAILURES = []
