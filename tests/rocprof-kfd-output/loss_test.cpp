@@ -1,7 +1,7 @@
 // MIT License - see LICENSE.
 //
 // The summary's loss verdict (judge_loss): which counters are certain losses, which are signs
-// of probable ones, and the records a tool's buffer stored that its callbacks never saw.
+// of probable ones, and the records handed to the tool's callback that it could not take in.
 #include <rocprof-kfd-output/loss.hpp>
 
 #include <gtest/gtest.h>
@@ -24,7 +24,7 @@ counted(uint64_t emitted, uint64_t dropped = 0)
 
 TEST(loss, every_record_received_is_no_loss)
 {
-    auto v = judge_loss(counted(10), 10);
+    auto v = judge_loss(counted(10));
     EXPECT_FALSE(v.lost);
     EXPECT_FALSE(v.probably_lost);
     EXPECT_EQ(v.message, "no loss");
@@ -33,7 +33,7 @@ TEST(loss, every_record_received_is_no_loss)
 TEST(loss, unreadable_counters_are_a_probable_loss)
 {
     loss_info l;
-    auto      v = judge_loss(l, 10);
+    auto      v = judge_loss(l);
     EXPECT_FALSE(v.lost);
     EXPECT_TRUE(v.probably_lost);
 }
@@ -46,26 +46,27 @@ TEST(loss, definite_and_probable_counters_are_named)
     l.stats.fields_out_of_range  = 5; // clamped, not lost
     l.stats.events_other_process = 7; // filtered, not lost
     l.buffer_drops               = 2;
-    auto v                       = judge_loss(l, 8);
+    auto v                       = judge_loss(l);
     EXPECT_TRUE(v.lost);
     EXPECT_TRUE(v.probably_lost);
     EXPECT_EQ(v.message, "records were lost (ends_without_start=3, records_dropped=2, "
                          "buffer_drops=2) and probably more (fifo_saturations=1)");
 }
 
-TEST(loss, stored_records_the_callbacks_never_saw_are_lost)
+TEST(loss, records_the_callback_could_not_take_in_are_lost)
 {
-    // 10 stored in the tool's buffer, 7 received: 3 missing.
-    auto v = judge_loss(counted(10), 7);
+    auto l                 = counted(10);
+    l.records_not_received = 3;
+    auto v                 = judge_loss(l);
     EXPECT_TRUE(v.lost);
     EXPECT_EQ(v.message, "records were lost (records_not_received=3)");
 }
 
 TEST(loss, records_discarded_at_finalization_are_counted_once)
 {
-    // 10 stored, 7 delivered, 3 discarded undelivered when the tool was finalized: the buffer
-    // counts them in records_dropped, and they are not "not received" as well.
-    auto v = judge_loss(counted(10, 3), 7);
+    // 10 stored, 7 delivered and taken in, 3 discarded undelivered when the tool was
+    // finalized: the buffer counts them in records_dropped, and nothing else counts them.
+    auto v = judge_loss(counted(10, 3));
     EXPECT_TRUE(v.lost);
     EXPECT_EQ(v.message, "records were lost (records_dropped=3)");
 }

@@ -176,14 +176,17 @@ rocprofiler_kfd_get_loss_stats(uint64_t gpu_id, rocprofiler_kfd_loss_stats_t* st
  * The loss counters above are the process's: with two tools tracing page migration, each
  * record counts once per buffer it reaches in records_emitted, and a drop of either tool's
  * buffer counts in records_dropped. A tool judging its own losses reads its own buffers
- * here. After the tool's finalize has begun (its buffers are closed then),
- * records_stored = records_delivered + records_discarded and records_pending is 0.
+ * here. At every moment, records_stored = records_delivered + records_in_delivery +
+ * records_pending + records_discarded. Once the tool's finalize has begun (its buffers are
+ * closed then) records_pending is 0, and records_in_delivery is 0 unless a callback never
+ * returned (it called exit(), or was still running at the exit deadline).
  */
 typedef struct rocprofiler_kfd_buffer_stats_t
 {
     uint64_t size;              /**< set by the caller to sizeof this struct */
     uint64_t records_stored;    /**< records the buffer accepted */
-    uint64_t records_delivered; /**< stored records handed to the buffer's callback */
+    uint64_t records_delivered; /**< stored records handed to the buffer's callback, once it
+                                     returned */
     uint64_t records_dropped;   /**< records lost in this buffer: those it could not store
                                      (full, out of memory, or written after it was destroyed
                                      or its tool finalized) and those stored but discarded
@@ -192,6 +195,8 @@ typedef struct rocprofiler_kfd_buffer_stats_t
     uint64_t records_discarded; /**< stored records discarded undelivered: the buffer was
                                      destroyed, or its tool finalized, before their delivery
                                      (also counted in records_dropped) */
+    uint64_t records_in_delivery; /**< stored records handed to the callback that has not
+                                       returned yet (records_delivered counts them after) */
 } rocprofiler_kfd_buffer_stats_t;
 
 /**

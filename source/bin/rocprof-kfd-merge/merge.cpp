@@ -25,6 +25,7 @@ add_loss(loss_info& total, const loss_info& one)
     for(size_t i = 0; i < loss_field_count; ++i)
         total.stats.*loss_fields[i].member += one.stats.*loss_fields[i].member;
     total.buffer_drops += one.buffer_drops;
+    total.records_not_received += one.records_not_received;
 }
 
 void

@@ -51,7 +51,7 @@ public:
     void finish(const run_info& run, const summary_builder& s) override
     {
         file_.set_tail("\n],\"end_ns\":" + u(run.end_ns) + ",\"wall_ns\":" + u(wall_ns(run, s)) +
-                       ",\"loss\":" + loss_json(run.loss, s.records()) + ",\"truncated\":false}\n");
+                       ",\"loss\":" + loss_json(run.loss) + ",\"truncated\":false}\n");
         file_.close();
     }
 

@@ -32,7 +32,7 @@ const loss_field loss_fields[] = {
 const size_t loss_field_count = sizeof(loss_fields) / sizeof(loss_fields[0]);
 
 loss_verdict
-judge_loss(const loss_info& loss, uint64_t records_received)
+judge_loss(const loss_info& loss)
 {
     loss_verdict v;
     if(!loss.valid)
@@ -53,14 +53,9 @@ judge_loss(const loss_info& loss, uint64_t records_received)
     if(loss.buffer_drops != 0)
         definite +=
             (definite.empty() ? "" : ", ") + ("buffer_drops=" + std::to_string(loss.buffer_drops));
-    // Records stored in the tool's buffer that its callback never saw, beyond those the buffer
-    // discarded undelivered at finalization (already in records_dropped, which the tool reads
-    // from its own buffer: records_emitted = delivered + discarded there).
-    const uint64_t accounted = records_received + loss.stats.records_dropped;
-    if(records_received != 0 && loss.stats.records_emitted > accounted)
-        definite +=
-            (definite.empty() ? "" : ", ") +
-            ("records_not_received=" + std::to_string(loss.stats.records_emitted - accounted));
+    if(loss.records_not_received != 0)
+        definite += (definite.empty() ? "" : ", ") +
+                    ("records_not_received=" + std::to_string(loss.records_not_received));
     v.lost          = !definite.empty();
     v.probably_lost = !probable.empty();
     if(v.lost && v.probably_lost)

@@ -29,6 +29,5 @@ struct loss_verdict
     std::string message; // one line: "no loss" or what was lost
 };
 
-// records_received: records the tool's callbacks saw (0 = not known).
-loss_verdict judge_loss(const loss_info& loss, uint64_t records_received);
+loss_verdict judge_loss(const loss_info& loss);
 } // namespace rocprof_kfd

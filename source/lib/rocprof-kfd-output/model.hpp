@@ -29,6 +29,9 @@ struct loss_info
     bool                         valid        = false; // false: the counters could not be read
     rocprofiler_kfd_loss_stats_t stats        = {};
     uint64_t                     buffer_drops = 0; // drop counts the tool's callbacks saw
+    // Records the tool's buffer handed to its callback that the callback could not take in (a
+    // batch whose handling failed): the buffer's delivered count less the records taken in.
+    uint64_t records_not_received = 0;
 };
 
 // One input of a merge (summary.json "inputs").

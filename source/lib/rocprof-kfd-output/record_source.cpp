@@ -116,7 +116,8 @@ read_loss(const json& l, run_info& run)
     run.loss.valid = !l.contains("available") || l["available"] == true;
     for(size_t i = 0; i < loss_field_count; ++i)
         run.loss.stats.*loss_fields[i].member = number(l, loss_fields[i].name);
-    run.loss.buffer_drops = number(l, "buffer_drops");
+    run.loss.buffer_drops         = number(l, "buffer_drops");
+    run.loss.records_not_received = number(l, "records_not_received");
 }
 
 // Metadata, agents and loss of a summary.json (complete or the placeholder).
@@ -359,6 +360,7 @@ read_sqlite_records(const std::string& path, run_info& run, const record_callbac
               for(size_t i = 0; i < loss_field_count; ++i)
                   if(name == loss_fields[i].name) run.loss.stats.*loss_fields[i].member = u(st, 1);
               if(name == "buffer_drops") run.loss.buffer_drops = u(st, 1);
+              if(name == "records_not_received") run.loss.records_not_received = u(st, 1);
           });
     auto base = [&](sqlite3_stmt* st, int op)
     {

@@ -153,6 +153,9 @@ public:
             std::string sql = "INSERT OR REPLACE INTO loss VALUES ('buffer_drops'," +
                               std::to_string(run.loss.buffer_drops) + ")";
             exec(sql.c_str());
+            sql = "INSERT OR REPLACE INTO loss VALUES ('records_not_received'," +
+                  std::to_string(run.loss.records_not_received) + ")";
+            exec(sql.c_str());
             exec(sqlite_indexes);
             exec("INSERT OR REPLACE INTO metadata VALUES ('complete','1')");
             if(db_ && !failed_) exec("COMMIT");

@@ -137,7 +137,7 @@ std::string summary_json(const run_info& run, const summary_builder& s, bool com
 std::string metadata_json(const run_info& run, const summary_builder& s, bool end_known = true);
 std::string agents_json(const std::vector<agent_info>& agents);
 // The "loss" object of summary.json and results.json.
-std::string loss_json(const loss_info& loss, uint64_t records_received);
+std::string loss_json(const loss_info& loss);
 // summary.txt and the summary printed on stderr.
 std::string summary_text(const run_info& run, const summary_builder& s);
 // The run's wall time: end - start, or the records' span when the end is unknown.

@@ -107,14 +107,15 @@ histogram_json(const summary_builder& s, int op)
 } // namespace
 
 std::string
-loss_json(const loss_info& loss, uint64_t records_received)
+loss_json(const loss_info& loss)
 {
     std::string out = "{";
     for(size_t i = 0; i < loss_field_count; ++i)
         out += std::string(i ? "," : "") + "\"" + loss_fields[i].name +
                "\":" + u(loss.stats.*loss_fields[i].member);
-    loss_verdict v = judge_loss(loss, records_received);
+    loss_verdict v = judge_loss(loss);
     out += ",\"buffer_drops\":" + u(loss.buffer_drops) +
+           ",\"records_not_received\":" + u(loss.records_not_received) +
            ",\"available\":" + (loss.valid ? "true" : "false") +
            ",\"lost\":" + (v.lost ? "true" : "false") +
            ",\"probably_lost\":" + (v.probably_lost ? "true" : "false") +
@@ -145,7 +146,7 @@ summary_json(const run_info& run, const summary_builder& s, bool complete)
         }
         out += "]";
     }
-    out += ",\n\"loss\":" + loss_json(run.loss, s.records());
+    out += ",\n\"loss\":" + loss_json(run.loss);
 
     out += ",\n\"operations\":[";
     bool first = true;

@@ -107,7 +107,7 @@ summary_text(const run_info& run, const summary_builder& s)
                       std::to_string(run.pid) + " on " + run.hostname +
                       (run.rank ? ", rank " + *run.rank : std::string()) + "), wall " +
                       duration(wall_ns(run, s)) + ", " + std::to_string(s.records()) + " records\n";
-    loss_verdict v = judge_loss(run.loss, s.records());
+    loss_verdict v = judge_loss(run.loss);
     if(v.lost || v.probably_lost) out += "WARNING: " + v.message + "\n";
 
     out += "\nOperations:\n";

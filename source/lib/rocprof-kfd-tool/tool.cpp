@@ -54,10 +54,11 @@ struct tool_state
     uint32_t                 raw_route      = 0;
     bool                     summary_format = false;
     std::mutex               lock;
-    rocprofiler_context_id_t context    = {};
-    rocprofiler_buffer_id_t  buffer     = {}; // page-migration records (handle 0: none)
-    rocprofiler_buffer_id_t  raw_buffer = {}; // raw KFD events (handle 0: none)
-    bool                     finalized  = false;
+    rocprofiler_context_id_t context       = {};
+    rocprofiler_buffer_id_t  buffer        = {}; // page-migration records (handle 0: none)
+    rocprofiler_buffer_id_t  raw_buffer    = {}; // raw KFD events (handle 0: none)
+    uint64_t                 records_taken = 0;  // page-migration records on_records took in
+    bool                     finalized     = false;
 };
 
 tool_state* state = nullptr; // plain data: set in rocprofiler_configure
@@ -235,6 +236,7 @@ on_records(rocprofiler_context_id_t, rocprofiler_buffer_id_t, rocprofiler_record
                 s->summary->add(r);
                 for(auto& w : s->writers)
                     w->write(r);
+                ++s->records_taken;
             }
             else if(h->kind == static_cast<uint32_t>(ROCPROFILER_BUFFER_TRACING_KFD_EVENT) &&
                     s->raw_enabled)
@@ -285,6 +287,9 @@ count_own_records(tool_state& s)
     s.run.loss.stats.records_emitted    = records.records_stored;
     s.run.loss.stats.records_dropped    = records.records_dropped;
     s.run.loss.stats.raw_events_dropped = raw.records_dropped;
+    // Handed to on_records but not taken in: a batch whose handling failed part way.
+    const uint64_t handed           = records.records_delivered + records.records_in_delivery;
+    s.run.loss.records_not_received = handed > s.records_taken ? handed - s.records_taken : 0;
     return true;
 }
 

@@ -59,17 +59,20 @@ struct record_buffer
     std::condition_variable                   delivered_cv;
     std::vector<std::byte>                    pending; // records waiting for delivery
     std::vector<std::byte>                    spare;   // storage reused for the next batch
-    size_t            pending_bytes    = 0;            // record bytes (without entry headers)
-    size_t            held_bytes       = 0;            // the same with entry headers
-    uint64_t          pending_count    = 0;
-    uint64_t          emplaced         = 0;
-    uint64_t          delivered        = 0; // records taken out and handed over
-    uint64_t          drops_unreported = 0;
-    uint64_t          drops_reported   = 0; // passed to the callback so far
-    uint64_t          dropped          = 0;
-    uint64_t          discarded        = 0; // stored, then dropped undelivered (in dropped too)
-    size_t            peak_bytes       = 0;
-    bool              scheduled        = false;
+    size_t   pending_bytes    = 0;                     // record bytes (without entry headers)
+    size_t   held_bytes       = 0;                     // the same with entry headers
+    uint64_t pending_count    = 0;
+    uint64_t emplaced         = 0;
+    uint64_t delivered        = 0; // records whose callback returned
+    uint64_t drops_unreported = 0;
+    uint64_t drops_reported   = 0; // passed to the callback so far
+    uint64_t dropped          = 0;
+    uint64_t discarded        = 0; // stored, then dropped undelivered (in dropped too)
+    // Taken out for the callback, not yet returned from it: emplaced = delivered + in_delivery
+    // + pending_count + discarded at every moment this mutex is free.
+    uint64_t          in_delivery = 0;
+    size_t            peak_bytes  = 0;
+    bool              scheduled   = false;
     std::atomic<bool> in_callback{false}; // the tool's callback is running now
     bool              destroyed = false;
     bool              closed    = false;
@@ -533,8 +536,9 @@ take_batch(record_buffer* b)
     b->delivery_wanted = false;
     t.bytes.swap(b->spare);
     t.bytes.swap(b->pending); // pending now holds the (empty) spare storage
-    t.count             = b->pending_count;
-    t.drops             = b->drops_unreported;
+    t.count = b->pending_count;
+    t.drops = b->drops_unreported;
+    b->in_delivery += t.count;
     b->pending_count    = 0;
     b->pending_bytes    = 0;
     b->held_bytes       = 0;
@@ -601,6 +605,7 @@ end_delivery_on_thread_end(record_buffer* b, taken_batch& t) noexcept
     t.bytes.clear();
     std::lock_guard<std::mutex> lock{b->mutex};
     b->delivered += t.count;
+    b->in_delivery -= t.count;
     b->drops_reported += t.drops;
     if(!b->destroyed) b->spare.swap(t.bytes);
     b->delivery_running = false;
@@ -655,6 +660,7 @@ deliver(uint64_t buffer_id)
         }
         std::lock_guard<std::mutex> lock{b->mutex};
         b->delivered += t.count;
+        b->in_delivery -= t.count;
         b->drops_reported += t.drops;
         if(!b->destroyed) b->spare.swap(t.bytes); // else freed with t
         b->delivered_cv.notify_all();
@@ -830,10 +836,10 @@ get_totals(uint64_t buffer_id, totals& out) noexcept
     auto* b = find(buffer_id);
     if(b == nullptr) return false;
     std::lock_guard<std::mutex> lock{b->mutex};
-    out = totals{b->emplaced,      b->delivered,
-                 b->dropped,       b->discarded,
-                 b->pending_count, b->pending_bytes,
-                 b->peak_bytes,    std::min(b->pending.capacity(), b->spare.capacity())};
+    out = totals{
+        b->emplaced,      b->delivered,   b->dropped,
+        b->discarded,     b->in_delivery, b->pending_count,
+        b->pending_bytes, b->peak_bytes,  std::min(b->pending.capacity(), b->spare.capacity())};
     return true;
 }
 
@@ -875,7 +881,8 @@ discard_after_fork() noexcept
         b->pending.clear();
         b->pending_bytes    = 0;
         b->pending_count    = 0;
-        b->delivered        = b->emplaced;
+        b->in_delivery      = 0; // the parent's callback has them
+        b->delivered        = b->emplaced - b->discarded;
         b->drops_unreported = 0;
         b->scheduled        = false;
         b->closed           = true;
@@ -928,13 +935,14 @@ extern "C"
                             if(!buffer::get_totals(buffer_id.handle, t))
                                 return ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND;
                             rocprofiler_kfd_buffer_stats_t out{};
-                            out.size              = sizeof(out);
-                            out.records_stored    = t.emplaced;
-                            out.records_delivered = t.delivered;
-                            out.records_dropped   = t.dropped;
-                            out.records_pending   = t.pending_count;
-                            out.records_discarded = t.discarded;
-                            const size_t n        = std::min<size_t>(stats->size, sizeof(out));
+                            out.size                = sizeof(out);
+                            out.records_stored      = t.emplaced;
+                            out.records_delivered   = t.delivered;
+                            out.records_dropped     = t.dropped;
+                            out.records_pending     = t.pending_count;
+                            out.records_discarded   = t.discarded;
+                            out.records_in_delivery = t.in_delivery;
+                            const size_t n          = std::min<size_t>(stats->size, sizeof(out));
                             std::memcpy(stats, &out, n);
                             stats->size = n;
                             return ROCPROFILER_STATUS_SUCCESS;

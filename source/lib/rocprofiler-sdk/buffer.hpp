@@ -187,6 +187,7 @@ struct totals
     uint64_t delivered;
     uint64_t dropped;       // could not be stored, or discarded
     uint64_t discarded;     // stored, then discarded undelivered (destroy, close)
+    uint64_t in_delivery;   // with the callback, which has not returned yet
     uint64_t pending_count; // stored, not yet delivered
     size_t   pending_bytes;
     size_t   peak_bytes;

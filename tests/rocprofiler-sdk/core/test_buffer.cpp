@@ -14,6 +14,8 @@
 
 #include <gtest/gtest.h>
 #include <pthread.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -987,6 +989,8 @@ TEST(buffer, storage_reservation_is_bounded)
 
 namespace
 {
+// The counts, checked against the header's identity (every stored record is in exactly one
+// state).
 rocprofiler_kfd_buffer_stats_t
 stats_of(uint64_t id)
 {
@@ -995,6 +999,8 @@ stats_of(uint64_t id)
     EXPECT_EQ(rocprofiler_kfd_get_buffer_stats(rocprofiler_buffer_id_t{id}, &s),
               ROCPROFILER_STATUS_SUCCESS);
     EXPECT_EQ(s.size, sizeof(s));
+    EXPECT_EQ(s.records_stored, s.records_delivered + s.records_in_delivery + s.records_pending +
+                                    s.records_discarded);
     return s;
 }
 } // namespace
@@ -1013,6 +1019,7 @@ TEST(buffer, the_extension_counts_what_one_buffer_stored_delivered_and_dropped)
     auto st = stats_of(id);
     EXPECT_EQ(st.records_stored, 10u);
     EXPECT_EQ(st.records_delivered, 0u);
+    EXPECT_EQ(st.records_in_delivery, 10u);
     EXPECT_EQ(st.records_pending, 0u);
     EXPECT_EQ(st.records_dropped, 0u);
     for(int i = 10; i < 25; ++i)
@@ -1026,6 +1033,7 @@ TEST(buffer, the_extension_counts_what_one_buffer_stored_delivered_and_dropped)
     ASSERT_EQ(rb::flush(id), ROCPROFILER_STATUS_SUCCESS);
     st = stats_of(id);
     EXPECT_EQ(st.records_delivered, 20u);
+    EXPECT_EQ(st.records_in_delivery, 0u);
     EXPECT_EQ(st.records_pending, 0u);
     for(int i = 25; i < 28; ++i)
         ASSERT_TRUE(put(id, 0, i)); // below the watermark: pending
@@ -1042,6 +1050,33 @@ TEST(buffer, the_extension_counts_what_one_buffer_stored_delivered_and_dropped)
     st = stats_of(id);
     EXPECT_EQ(st.records_stored, 23u);
     EXPECT_EQ(st.records_dropped, 9u);
+}
+
+// In a forked child the parent's records are the parent's to deliver: the child's counts
+// still add up (once, discarded ones were counted as delivered as well).
+TEST(buffer, the_extension_counts_add_up_in_a_forked_child)
+{
+    sink s;
+    auto id = make_buffer(s, 1 << 20, 1 << 20, ROCPROFILER_BUFFER_POLICY_DISCARD);
+    for(int i = 0; i < 3; ++i)
+        ASSERT_TRUE(put(id, 0, i));
+    EXPECT_EQ(rb::close(id), 3u); // 3 stored, 3 discarded
+    ASSERT_FALSE(put(id, 0, 4));  // after close: dropped
+    pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if(child == 0)
+    {
+        rb::discard_after_fork(); // what the child's atfork handler does
+        rocprofiler_kfd_buffer_stats_t st{};
+        st.size = sizeof(st);
+        rocprofiler_kfd_get_buffer_stats(rocprofiler_buffer_id_t{id}, &st);
+        const bool adds_up = st.records_stored == st.records_delivered + st.records_in_delivery +
+                                                      st.records_pending + st.records_discarded;
+        _exit(adds_up && st.records_stored == 3 && st.records_discarded == 3 ? 0 : 1);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
 }
 
 TEST(buffer, the_extension_counts_reject_bad_arguments_and_unknown_buffers)
