@@ -153,7 +153,17 @@ run(const options& opts)
     auto dir_tmpl  = env_get(env, "ROCPROF_KFD_OUTPUT_DIRECTORY");
     auto dirs      = written_output_directories(dir_tmpl, env, started);
     if(by_signal)
+    {
+        // No exit handler ran: the tool's flusher (flusher.hpp) wrote what its buffers held
+        // up to a second before; the rest was lost.
+        if(!dirs.empty())
+            fprintf(stderr,
+                    "rocprof-kfd: the program was killed by signal %d; closing its outputs from "
+                    "what was written (records of its last second, still in the SDK's buffers, "
+                    "were lost)\n",
+                    WTERMSIG(result.wait_status));
         repair_outputs(dirs);
+    }
     else
     {
         // Exited without its exit handlers (_exit, a shell's `exit`): its tool never

@@ -10,6 +10,7 @@
 // rocprofiler_configure may run before this library's C++ static constructors: all state
 // lives behind one plain pointer set there.
 #include "config.hpp"
+#include "flusher.hpp"
 #include "output_claim.hpp"
 
 #include <rocprof-kfd-output/output_file.hpp>
@@ -21,6 +22,7 @@
 #include <rocprofiler-sdk/rocprofiler.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -58,7 +60,8 @@ struct tool_state
     rocprofiler_buffer_id_t  buffer        = {}; // page-migration records (handle 0: none)
     rocprofiler_buffer_id_t  raw_buffer    = {}; // raw KFD events (handle 0: none)
     uint64_t                 records_taken = 0;  // page-migration records on_records took in
-    bool                     finalized     = false;
+    periodic_flusher         flusher;            // see flusher.hpp
+    bool                     finalized = false;
 };
 
 tool_state* state = nullptr; // plain data: set in rocprofiler_configure
@@ -293,6 +296,22 @@ count_own_records(tool_state& s)
     return true;
 }
 
+// The flusher's work (flusher.hpp): hands each buffer holding records to on_records. Runs on
+// the flusher's thread with no lock of the tool held (on_records takes s.lock).
+void
+flush_pending(const tool_state& s)
+{
+    for(const auto& id : {s.buffer, s.raw_buffer})
+    {
+        rocprofiler_kfd_buffer_stats_t st{};
+        st.size = sizeof(st);
+        if(id.handle != 0 &&
+           rocprofiler_kfd_get_buffer_stats(id, &st) == ROCPROFILER_STATUS_SUCCESS &&
+           st.records_pending != 0)
+            rocprofiler_flush_buffer(id);
+    }
+}
+
 bool
 create_buffer(rocprofiler_context_id_t ctx, rocprofiler_buffer_id_t* buffer)
 {
@@ -377,6 +396,9 @@ tool_initialize(rocprofiler_client_finalize_t, void*)
         }
         if(rocprofiler_start_context(s->context) != ROCPROFILER_STATUS_SUCCESS)
             say("cannot start tracing");
+        else if(!s->flusher.start(std::chrono::seconds(1), [s] { flush_pending(*s); }))
+            say("cannot start the flushing thread; a program killed by a signal loses the "
+                "records not yet written");
     }
     catch(const std::exception& e)
     {
@@ -396,6 +418,7 @@ tool_finalize(void*)
     if(!s) return;
     try
     {
+        s->flusher.stop(); // before s->lock: a flush in progress waits for on_records
         std::lock_guard<std::mutex> guard(s->lock);
         if(s->finalized || !s->summary) return;
         s->finalized           = true;

@@ -13,7 +13,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <map>
+#include <thread>
 
 using namespace cli_test;
 
@@ -332,5 +334,40 @@ TEST(RealTool, ProgramKilledBySigtermLeavesCompleteDocuments)
             EXPECT_TRUE(looks_complete_json(read_file(out + "/" + name))) << name;
         }
     }
+}
+
+TEST(RealTool, ProgramKilledBySignalKeepsTheRecordsItsToolReceived)
+{
+    // The records of the replayed log reach the SDK at once, far fewer than the tool's buffer
+    // delivers at (3 MiB): once they sat there until exit, and a program killed by a signal
+    // lost every one. The tool's flusher writes them within about a second: the gate waits
+    // (up to a minute) for the CSV files to hold every record, then the program is killed.
+    scratch dir;
+    auto    out = dir.file("out");
+    auto    r   = start({command, "--output-format", "summary,csv", "--emulate",
+                         logs_dir + "/" + workload + ".log", "-d", out, "--", program, "wait", "3"},
+                        real_env(dir), dir);
+    ASSERT_EQ(read_gate_line(r), "ready");
+    const auto expected = expected_counts();
+    const auto rows_now = [&]
+    {
+        std::map<std::string, size_t> counts;
+        for(const auto& [op, file] :
+            std::map<std::string, std::string>{{"PAGE_FAULT", "page_fault.csv"},
+                                               {"PAGE_MIGRATE", "page_migrate.csv"},
+                                               {"QUEUE_SUSPEND", "queue_suspend.csv"},
+                                               {"UNMAP_FROM_GPU", "unmap_from_gpu.csv"}})
+            if(size_t n = csv_rows(out + "/" + file)) counts[op] = n;
+        return counts;
+    };
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+    while(rows_now() != expected && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    ASSERT_EQ(kill(r.pid, SIGTERM), 0);
+    auto done = finish(r);
+    EXPECT_EQ(done.status, 143) << done.err;
+    EXPECT_EQ(rows_now(), expected);
+    EXPECT_NE(done.err.find("rocprof-kfd: the program was killed by signal 15"), std::string::npos)
+        << done.err;
 }
 #endif
