@@ -96,3 +96,24 @@ TEST(output_claim, a_folder_that_cannot_be_claimed_keeps_the_names)
     EXPECT_FALSE(c.renamed);
     EXPECT_EQ(c.stem, "s");
 }
+
+TEST(output_claim, a_raw_file_is_claimed_as_the_folders_are)
+{
+    folder            d;
+    const std::string raw = d.path + "/raw.log";
+    auto              a   = claim_file(raw, 1234, "run-a");
+    EXPECT_FALSE(a.renamed);
+    EXPECT_EQ(a.path, raw);
+    // Another process of the run: its own file beside it.
+    auto b = claim_file(raw, 5678, "run-a");
+    EXPECT_TRUE(b.renamed);
+    EXPECT_EQ(b.other_pid, 1234u);
+    EXPECT_EQ(b.path, d.path + "/5678_raw.log");
+    // An earlier run's claim whose process is gone: taken over, the path kept.
+    folder            e;
+    const std::string old = e.path + "/raw.log";
+    std::ofstream(e.path + "/.raw.log.rocprof-kfd-owner") << gone_pid() << " run-old\n";
+    auto c = claim_file(old, self, "run-new");
+    EXPECT_FALSE(c.renamed);
+    EXPECT_EQ(c.path, old);
+}

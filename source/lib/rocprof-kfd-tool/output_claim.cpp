@@ -57,12 +57,11 @@ enum class attempt
     unclaimed, // no claim possible: write as if there were none
 };
 
+// Claims the owner file `path` for process pid of run run_id.
 attempt
-try_claim(const std::string& directory, const std::string& stem, uint32_t pid,
-          const std::string& run_id, uint32_t& other)
+try_claim(const std::string& path, uint32_t pid, const std::string& run_id, uint32_t& other)
 {
-    const std::string path = owner_path(directory, stem);
-    int               fd   = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if(fd >= 0) return write_owner(fd, pid, run_id) ? attempt::claimed : attempt::unclaimed;
     if(errno != EEXIST) return attempt::unclaimed;
     uint32_t    owner = 0;
@@ -89,13 +88,34 @@ claim_output(const std::string& directory, const std::string& stem, uint32_t pid
     output_claim result;
     result.stem    = stem;
     uint32_t other = 0;
-    if(try_claim(directory, stem, pid, run_id, other) != attempt::taken) return result;
+    if(try_claim(owner_path(directory, stem), pid, run_id, other) != attempt::taken) return result;
     // Our files get our pid; a stem of our own is ours whatever its claim says.
     result.stem      = (stem.empty() ? std::string{} : stem + "_") + std::to_string(pid);
     result.renamed   = true;
     result.other_pid = other;
     uint32_t ignored = 0;
-    try_claim(directory, result.stem, pid, run_id, ignored);
+    try_claim(owner_path(directory, result.stem), pid, run_id, ignored);
+    return result;
+}
+
+file_claim
+claim_file(const std::string& path, uint32_t pid, const std::string& run_id)
+{
+    file_claim        result;
+    const size_t      slash = path.rfind('/');
+    const std::string folder =
+        slash == std::string::npos ? std::string(".") : path.substr(0, slash);
+    const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+    result.path            = path;
+    uint32_t other         = 0;
+    if(try_claim(folder + "/." + name + ".rocprof-kfd-owner", pid, run_id, other) != attempt::taken)
+        return result;
+    const std::string renamed = std::to_string(pid) + "_" + name;
+    result.path               = slash == std::string::npos ? renamed : folder + "/" + renamed;
+    result.renamed            = true;
+    result.other_pid          = other;
+    uint32_t ignored          = 0;
+    try_claim(folder + "/." + renamed + ".rocprof-kfd-owner", pid, run_id, ignored);
     return result;
 }
 } // namespace rocprof_kfd

@@ -27,4 +27,15 @@ struct output_claim
 // is read-only to it, say), the stem is kept: writing fails or succeeds as it would have.
 output_claim claim_output(const std::string& directory, const std::string& stem, uint32_t pid,
                           const std::string& run_id);
+
+// The same for one file (the raw-event file, `--raw FILE`): its owner file is
+// `.NAME.rocprof-kfd-owner` beside it, and a process that finds it held writes
+// `<pid>_NAME` in the same folder instead.
+struct file_claim
+{
+    std::string path;          // the path to write
+    uint32_t    other_pid = 0; // the process that holds the path asked for (renamed only)
+    bool        renamed   = false;
+};
+file_claim claim_file(const std::string& path, uint32_t pid, const std::string& run_id);
 } // namespace rocprof_kfd

@@ -200,6 +200,14 @@ open_raw_file(tool_state& s, const placeholder_values& values)
         say("cannot create the directory of " + path + ": " + std::strerror(errno));
         return;
     }
+    // Several processes of one run may be given one raw file (a --raw without %pid%, and a
+    // program that runs others): each writes its own, as for the output folders.
+    const char* run_id = env("ROCPROF_KFD_RUN_ID");
+    auto        claim  = claim_file(path, s.run.pid, run_id ? run_id : "");
+    if(claim.renamed)
+        say("process " + std::to_string(claim.other_pid) + " writes " + path +
+            " too: this process's raw events go to " + claim.path);
+    path = claim.path;
     if(!s.raw.open(path)) return;
     s.raw_enabled = true;
     // Emulator directives (comments for anything else) so the file replays as it was read.

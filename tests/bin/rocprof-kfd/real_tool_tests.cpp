@@ -303,6 +303,38 @@ TEST(RealTool, TwoProcessesInOneFolderKeepTheirOwnFiles)
 }
 
 // A normal exit needs no repair, and says nothing of one.
+// Two processes of one run given one --raw file: each writes its own (once both wrote the one
+// file, interleaving their lines into a log that replayed wrongly), and each replays into the
+// records of the log both replayed.
+TEST(RealTool, TwoProcessesGivenOneRawFileWriteOneEach)
+{
+    scratch dir;
+    auto    raw = dir.file("raw.log");
+    auto    r   = run({command, "--no-summary", "--output-format", "csv", "--emulate",
+                       logs_dir + "/" + workload + ".log", "-d", dir.file("out/%pid%"), "--raw", raw,
+                       "--", program, "child", dir.file("child-env.txt")},
+                      real_env(dir));
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::vector<std::string> raws;
+    for(const auto& name : names_in(dir.path()))
+        if(name.size() >= 7 && name.compare(name.size() - 7, 7, "raw.log") == 0)
+            raws.push_back(name);
+    ASSERT_EQ(raws.size(), 2u) << r.err;
+    EXPECT_NE(r.err.find("writes " + raw + " too"), std::string::npos) << r.err;
+    const auto counts = expected_counts();
+    for(const auto& name : raws)
+    {
+        const auto replayed = dir.file("replayed-" + name);
+        auto again = run({command, "--no-summary", "--emulate", dir.file(name), "-d", replayed,
+                          "--output-format", "csv"},
+                         real_env(dir));
+        ASSERT_EQ(again.status, 0) << again.err;
+        EXPECT_EQ(again.err.find("warning"), std::string::npos) << name << ": " << again.err;
+        EXPECT_EQ(csv_rows(replayed + "/page_fault.csv"), counts.at("PAGE_FAULT")) << name;
+        EXPECT_EQ(csv_rows(replayed + "/page_migrate.csv"), counts.at("PAGE_MIGRATE")) << name;
+    }
+}
+
 TEST(RealTool, ProgramEndingNormallyIsNotRepaired)
 {
     scratch dir;
