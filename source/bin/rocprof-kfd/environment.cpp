@@ -42,17 +42,6 @@ tool_format_list(const options& opts)
     return joined_with_commas(opts.formats);
 }
 
-std::string
-glob_escaped(const std::string& text)
-{
-    std::string out;
-    for(char c : text)
-    {
-        if(c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') out.push_back('\\');
-        out.push_back(c);
-    }
-    return out;
-}
 } // namespace
 
 const char*
@@ -216,55 +205,6 @@ fixed_prefix(const std::string& directory_template)
         start = slash + 1;
     }
     return prefix.empty() ? "." : prefix;
-}
-
-std::string
-output_glob(const std::string& directory_template, const std::string& hostname, const env_list& env)
-{
-    struct placeholder
-    {
-        const char* text;
-        bool        any; // matches anything (differs per process)
-    };
-    static const placeholder fixed[] = {{"%pid%", true}, {"%ppid%", true}, {"%rank%", true}};
-    std::string              out;
-    size_t                   i = 0;
-    const std::string&       t = directory_template;
-    while(i < t.size())
-    {
-        bool matched = false;
-        for(const auto& p : fixed)
-        {
-            std::string text = p.text;
-            if(t.compare(i, text.size(), text) == 0)
-            {
-                out += "*";
-                i += text.size();
-                matched = true;
-                break;
-            }
-        }
-        if(matched) continue;
-        if(t.compare(i, 10, "%hostname%") == 0)
-        {
-            out += glob_escaped(hostname);
-            i += 10;
-            continue;
-        }
-        if(t.compare(i, 5, "%env{") == 0)
-        {
-            size_t close = t.find("}%", i + 5);
-            if(close != std::string::npos)
-            {
-                out += glob_escaped(env_get(env, t.substr(i + 5, close - i - 5)));
-                i = close + 2;
-                continue;
-            }
-        }
-        out += glob_escaped(std::string(1, t[i]));
-        ++i;
-    }
-    return out;
 }
 
 bool

@@ -57,13 +57,6 @@ std::string appended(const std::string& list, const std::string& entry);
 // can create and check before launching ("out/%hostname%/x" -> "out"; "%pid%" -> ".").
 std::string fixed_prefix(const std::string& directory_template);
 
-// A glob(3) pattern matching what the template expands to in any traced process on this
-// host: %pid% %ppid% %rank% become '*', %hostname% this host's name, %env{NAME}% the
-// command's value of NAME (the program inherits it). Glob characters of the literal text
-// are escaped.
-std::string output_glob(const std::string& directory_template, const std::string& hostname,
-                        const env_list& env);
-
 // Whether the CapEff line of /proc/self/status text includes CAP_SYS_ADMIN (bit 21).
 bool has_cap_sys_admin(const std::string& proc_status_text);
 

@@ -134,15 +134,17 @@ run(const options& opts)
     if(!why.empty()) return fail(why);
     libraries libs;
     if(!find_libraries(opts, libs, why)) return fail(why);
-    // Folders written from now on are this run's (the fixed part is created here).
-    std::time_t started = std::time(nullptr);
     why = prepare_output_directory(opts.output_directory.empty() ? default_output_directory()
                                                                  : opts.output_directory);
     if(!why.empty()) return fail(why);
 
     auto     program = program_of(opts);
     env_list env     = program_environment(opts, current_environment(), libs);
-    auto     result  = run_program(program, env);
+    // Each process's tool lists its outputs there: the folders to repair and report.
+    const std::string run_list = create_run_list();
+    if(!run_list.empty()) env_set(env, "ROCPROF_KFD_RUN_LIST", run_list);
+    auto       result  = run_program(program, env);
+    const auto outputs = read_run_list(run_list); // removes it, whatever happened
     if(!result.started) // as a shell: 127 not found, 126 found but not runnable
         return fail(result.message, result.exec_errno == 0        ? usage_status
                                     : result.exec_errno == ENOENT ? 127
@@ -150,34 +152,32 @@ run(const options& opts)
 
     int  status    = shell_status(result.wait_status);
     bool by_signal = WIFSIGNALED(result.wait_status);
-    auto dir_tmpl  = env_get(env, "ROCPROF_KFD_OUTPUT_DIRECTORY");
-    auto dirs      = written_output_directories(dir_tmpl, env, started);
     if(by_signal)
     {
         // No exit handler ran: the tool's flusher (flusher.hpp) wrote what its buffers held
         // up to a second before; the rest was lost.
-        if(!dirs.empty())
+        if(!outputs.empty())
             fprintf(stderr,
                     "rocprof-kfd: the program was killed by signal %d; closing its outputs from "
                     "what was written (records of its last second, still in the SDK's buffers, "
                     "were lost)\n",
                     WTERMSIG(result.wait_status));
-        repair_outputs(dirs);
+        repair_outputs(outputs);
     }
     else
     {
         // Exited without its exit handlers (_exit, a shell's `exit`): its tool never
         // finalized. Only the program's own folders: a child it left running still writes.
-        auto unfinished = unfinished_by(dirs, result.pid);
-        for(const auto& dir : unfinished)
+        auto unfinished = unfinished_by(outputs, result.pid);
+        for(const auto& o : unfinished)
             fprintf(stderr,
                     "rocprof-kfd: %s: the program exited without running its exit handlers "
                     "(_exit); closing its outputs from what was written (records still in "
                     "the SDK's buffers were lost)\n",
-                    dir.c_str());
+                    o.directory.c_str());
         repair_outputs(unfinished);
     }
-    if(opts.html) write_html_reports(dirs);
+    if(opts.html) write_html_reports(outputs);
     return status; // the program's, whatever happened around it
 }
 } // namespace

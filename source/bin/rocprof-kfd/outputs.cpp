@@ -4,14 +4,17 @@
 #include "launcher.hpp"
 #include "locate.hpp"
 
-#include <glob.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <map>
 
 namespace rocprof_kfd
 {
@@ -62,54 +65,82 @@ prepare_output_directory(const std::string& directory_template)
     return "cannot write output directory '" + dir + "': " + strerror(error);
 }
 
-std::vector<std::string>
-written_output_directories(const std::string& directory_template, const env_list& env,
-                           std::time_t since)
+std::string
+create_run_list()
 {
-    std::vector<std::string> out;
-    std::string              pattern = output_glob(directory_template, this_hostname(), env);
-    glob_t                   found{};
-    if(glob(pattern.c_str(), GLOB_ONLYDIR | GLOB_NOSORT, nullptr, &found) == 0)
-    {
-        for(size_t i = 0; i < found.gl_pathc; ++i)
-        {
-            struct stat st;
-            std::string dir = found.gl_pathv[i];
-            while(dir.size() > 1 && dir.back() == '/') // GLOB_ONLYDIR may add one
-                dir.pop_back();
-            if(stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_mtime >= since)
-                out.push_back(dir);
-        }
-    }
-    globfree(&found);
-    return out;
+    const char* tmp = std::getenv("TMPDIR");
+    std::string path =
+        std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/rocprof-kfd-run.XXXXXX";
+    int fd = mkostemp(path.data(), O_CLOEXEC);
+    if(fd < 0) return "";
+    close(fd);
+    return path;
 }
 
-void
-repair_outputs(const std::vector<std::string>& directories)
+std::vector<run_output>
+read_run_list(const std::string& path)
 {
-    std::string merge = find_subcommand("merge");
-    if(merge.empty()) return;
-    for(const auto& dir : directories)
-        run_helper({merge, "--repair", dir});
+    std::vector<run_output> outputs;
+    if(path.empty()) return outputs;
+    std::ifstream in(path);
+    std::string   line;
+    while(std::getline(in, line))
+    {
+        size_t first = line.find('\t'), second = line.find('\t', first + 1);
+        if(first == std::string::npos || second == std::string::npos) continue;
+        run_output o;
+        o.pid       = std::atoi(line.substr(0, first).c_str());
+        o.stem      = line.substr(first + 1, second - first - 1);
+        o.directory = line.substr(second + 1);
+        if(o.pid > 0 && !o.directory.empty()) outputs.push_back(o);
+    }
+    unlink(path.c_str());
+    return outputs;
 }
 
 namespace
 {
-// The summaries of one output folder: summary.json and STEM_summary.json.
-std::vector<std::string>
-summaries_in(const std::string& dir)
+// DIR/summary.json, or DIR/STEM_summary.json.
+std::string
+summary_of(const run_output& o)
 {
-    std::vector<std::string> summaries;
-    if(is_file(dir + "/summary.json")) summaries.push_back(dir + "/summary.json");
-    glob_t found{};
-    if(glob((dir + "/*_summary.json").c_str(), 0, nullptr, &found) == 0)
-        for(size_t i = 0; i < found.gl_pathc; ++i)
-            summaries.emplace_back(found.gl_pathv[i]);
-    globfree(&found);
-    return summaries;
+    return o.directory + "/" + (o.stem.empty() ? "" : o.stem + "_") + "summary.json";
 }
 
+bool
+is_alive(int pid)
+{
+    return kill(pid, 0) == 0 || errno == EPERM;
+}
+} // namespace
+
+void
+repair_outputs(const std::vector<run_output>& outputs)
+{
+    std::string merge = find_subcommand("merge");
+    if(merge.empty()) return;
+    // Per folder (--repair repairs each process's outputs in it), once: not while a process
+    // of this run still writes there (a child the program left running).
+    std::map<std::string, int> folders; // folder -> a live writer, or 0
+    for(const auto& o : outputs)
+    {
+        int& live = folders[o.directory];
+        if(live == 0 && is_alive(o.pid)) live = o.pid;
+    }
+    for(const auto& [dir, live] : folders)
+    {
+        if(live != 0)
+            fprintf(stderr,
+                    "rocprof-kfd: %s: not repaired: process %d of this run still writes there "
+                    "(rocprof-kfd-merge --repair %s once it ended)\n",
+                    dir.c_str(), live, dir.c_str());
+        else
+            run_helper({merge, "--repair", dir});
+    }
+}
+
+namespace
+{
 // Whether the summary is the placeholder (`"complete":false`, in its first line) written by
 // process `pid` (its metadata, on the second).
 bool
@@ -123,22 +154,17 @@ is_unfinished_summary_of(const std::string& path, int pid)
 }
 } // namespace
 
-std::vector<std::string>
-unfinished_by(const std::vector<std::string>& directories, int pid)
+std::vector<run_output>
+unfinished_by(const std::vector<run_output>& outputs, int pid)
 {
-    std::vector<std::string> unfinished;
-    for(const auto& dir : directories)
-        for(const auto& summary : summaries_in(dir))
-            if(is_unfinished_summary_of(summary, pid))
-            {
-                unfinished.push_back(dir);
-                break;
-            }
+    std::vector<run_output> unfinished;
+    for(const auto& o : outputs)
+        if(o.pid == pid && is_unfinished_summary_of(summary_of(o), pid)) unfinished.push_back(o);
     return unfinished;
 }
 
 bool
-write_html_reports(const std::vector<std::string>& directories)
+write_html_reports(const std::vector<run_output>& outputs)
 {
     std::string report = find_subcommand("report");
     if(report.empty())
@@ -148,28 +174,25 @@ write_html_reports(const std::vector<std::string>& directories)
         return false;
     }
     bool ok = true;
-    for(const auto& dir : directories)
+    for(const auto& o : outputs)
     {
-        // summary.json, or STEM_summary.json (-o STEM): one report beside each.
-        const auto summaries = summaries_in(dir);
-        if(summaries.empty())
+        // DIR/summary.json -> DIR/report.html; DIR/STEM_summary.json -> DIR/STEM_report.html
+        const std::string summary = summary_of(o);
+        if(!is_file(summary))
         {
             fprintf(stderr, "rocprof-kfd: no report.html for %s: it has no summary.json\n",
-                    dir.c_str());
+                    summary.c_str());
             ok = false;
+            continue;
         }
-        for(const auto& summary : summaries)
+        std::string html =
+            summary.substr(0, summary.size() - std::strlen("summary.json")) + "report.html";
+        if(run_helper({report, "-o", html, summary}) == 0)
+            fprintf(stderr, "rocprof-kfd: wrote %s\n", html.c_str());
+        else
         {
-            // DIR/summary.json -> DIR/report.html; DIR/STEM_summary.json -> DIR/STEM_report.html
-            std::string html =
-                summary.substr(0, summary.size() - std::strlen("summary.json")) + "report.html";
-            if(run_helper({report, "-o", html, summary}) == 0)
-                fprintf(stderr, "rocprof-kfd: wrote %s\n", html.c_str());
-            else
-            {
-                fprintf(stderr, "rocprof-kfd: rocprof-kfd-report failed for %s\n", summary.c_str());
-                ok = false;
-            }
+            fprintf(stderr, "rocprof-kfd: rocprof-kfd-report failed for %s\n", summary.c_str());
+            ok = false;
         }
     }
     return ok;

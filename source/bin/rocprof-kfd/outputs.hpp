@@ -7,7 +7,6 @@
 
 #include "environment.hpp"
 
-#include <ctime>
 #include <string>
 #include <vector>
 
@@ -17,21 +16,34 @@ namespace rocprof_kfd
 // can be written, else a one-line message naming the folder.
 std::string prepare_output_directory(const std::string& directory_template);
 
-// Folders matching the template (see output_glob) modified at or after `since`.
-std::vector<std::string> written_output_directories(const std::string& directory_template,
-                                                    const env_list& env, std::time_t since);
+// The processes' outputs of this run, as each one's tool listed them (tool.cpp,
+// note_in_run_list): whatever placeholders, environment or working folder made them, and
+// only this run's (not an earlier run's files in a reused folder, nor another run's).
+struct run_output
+{
+    int         pid = 0;
+    std::string stem;      // "" for plain names, else the files' prefix before '_'
+    std::string directory; // absolute
+};
 
-// After a death by signal: rocprof-kfd-merge --repair DIR for each folder, when it exists.
-void repair_outputs(const std::vector<std::string>& directories);
+// A new, empty list in $TMPDIR (else /tmp), for ROCPROF_KFD_RUN_LIST; "" when it cannot be
+// created (nothing is repaired or reported then).
+std::string create_run_list();
+// Its entries, once the program ended; removes the file.
+std::vector<run_output> read_run_list(const std::string& path);
 
-// Of `directories`, those whose summary (summary.json or STEM_summary.json) process `pid`
-// left unfinished: the placeholder its tool writes first, replaced only at finalization. A
-// program that ended with _exit (as a shell's `exit` does) never finalized.
-std::vector<std::string> unfinished_by(const std::vector<std::string>& directories, int pid);
+// After a death by signal: rocprof-kfd-merge --repair DIR for each folder, unless a process of
+// this run still writes there (one line says so).
+void repair_outputs(const std::vector<run_output>& outputs);
 
-// rocprof-kfd-report -o DIR/report.html DIR for each folder holding a summary.json.
+// Of `outputs`, those of process `pid` whose summary is still the placeholder its tool writes
+// first, replaced only at finalization: a program that ended with _exit (as a shell's `exit`
+// does) never finalized.
+std::vector<run_output> unfinished_by(const std::vector<run_output>& outputs, int pid);
+
+// rocprof-kfd-report -o DIR/[STEM_]report.html DIR/[STEM_]summary.json for each output.
 // Returns false (after one line on stderr) if the report program is missing or failed.
-bool write_html_reports(const std::vector<std::string>& directories);
+bool write_html_reports(const std::vector<run_output>& outputs);
 
 std::string this_hostname();
 } // namespace rocprof_kfd

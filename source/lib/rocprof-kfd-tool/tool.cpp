@@ -34,6 +34,7 @@
 #include <string_view>
 #include <vector>
 
+#include <fcntl.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -304,6 +305,27 @@ count_own_records(tool_state& s)
     return true;
 }
 
+// rocprof-kfd's list of this run's outputs (ROCPROF_KFD_RUN_LIST, a file it created): one
+// line "<pid>\t<stem>\t<absolute folder>" per process, appended in one write (O_APPEND: lines
+// of processes writing at once do not interleave). rocprof-kfd repairs and reports exactly
+// these folders after the program ended, whatever placeholders or working folders made them.
+void
+note_in_run_list(uint32_t pid, const std::string& directory, const std::string& stem)
+{
+    const char* list = env("ROCPROF_KFD_RUN_LIST");
+    if(list == nullptr || *list == '\0') return;
+    char* absolute = realpath(directory.c_str(), nullptr);
+    if(absolute == nullptr) return;
+    std::string line = std::to_string(pid) + "\t" + stem + "\t" + absolute + "\n";
+    std::free(absolute);
+    if(line.find('\n') != line.size() - 1) return; // a name with a line break: not listable
+    int fd = ::open(list, O_WRONLY | O_APPEND | O_CLOEXEC);
+    if(fd < 0) return;
+    ssize_t n = ::write(fd, line.data(), line.size());
+    (void)n;
+    ::close(fd);
+}
+
 // The flusher's work (flusher.hpp): hands each buffer holding records to on_records. Runs on
 // the flusher's thread with no lock of the tool held (on_records takes s.lock).
 void
@@ -358,6 +380,7 @@ tool_initialize(rocprofiler_client_finalize_t, void*)
             say("process " + std::to_string(claim.other_pid) + " writes its files in " +
                 s->directory + " too: this process's are named " + claim.stem + "_<name>");
         s->stem = claim.stem;
+        note_in_run_list(s->run.pid, s->directory, s->stem);
         // A summary marked incomplete now: replaced at finalization; after a crash
         // `rocprof-kfd-merge --repair` rebuilds it from the records.
         write_summary_files(s->directory, s->stem, s->run, *s->summary, false, false);

@@ -169,17 +169,6 @@ TEST(Templates, FixedPrefix)
     EXPECT_EQ(fixed_prefix("a//b/"), "a/b");
 }
 
-TEST(Templates, OutputGlob)
-{
-    env_list env = {"JOB=42", "ODD=a*b"};
-    EXPECT_EQ(output_glob("rocprof-kfd/%hostname%/%pid%", "node1", env), "rocprof-kfd/node1/*");
-    EXPECT_EQ(output_glob("out/%hostname%-%rank%", "n", env), "out/n-*");
-    EXPECT_EQ(output_glob("o/%env{JOB}%_%ppid%", "n", env), "o/42_*");
-    EXPECT_EQ(output_glob("o/%env{UNSET}%x", "n", env), "o/x");
-    EXPECT_EQ(output_glob("o/%env{ODD}%[1]", "h?", env), "o/a\\*b\\[1\\]");
-    EXPECT_EQ(output_glob("50%", "n", env), "50%");
-}
-
 TEST(Capabilities, CapSysAdminFromProcStatus)
 {
     const std::string root  = "Name:\tx\nCapInh:\t0000000000000000\nCapPrm:\t000001ffffffffff\n"

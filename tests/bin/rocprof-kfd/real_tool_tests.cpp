@@ -335,6 +335,44 @@ TEST(RealTool, TwoProcessesGivenOneRawFileWriteOneEach)
     }
 }
 
+// rocprof-kfd reports (and repairs) the folders the tools listed, not those a glob of the
+// template finds by modification time. That once missed a rerun into an existing folder (its
+// mtime did not change), a %env{}% value with a '/' (the tool writes '_'), and a relative -d
+// of a program that changed directory; and it took folders the program itself made for
+// outputs ("no report.html for src").
+TEST(RealTool, HtmlReportsAreWrittenForTheFoldersTheToolsWrote)
+{
+    scratch    dir;
+    const auto log = logs_dir + "/" + workload + ".log";
+    auto       env = real_env(dir);
+    env.push_back("JOBNAME=a/b");
+    // %env{}% with a '/' in the value, twice into the same folder.
+    for(int i = 0; i < 2; ++i)
+    {
+        std::remove(dir.file("out/a_b/report.html").c_str());
+        auto r = run({command, "--output-format", "summary,html", "--no-summary", "--emulate", log,
+                      "-d", dir.file("out/%env{JOBNAME}%")},
+                     env);
+        ASSERT_EQ(r.status, 0) << r.err;
+        EXPECT_TRUE(exists(dir.file("out/a_b/report.html"))) << "run " << i << ": " << r.err;
+        EXPECT_EQ(r.err.find("no report.html"), std::string::npos) << r.err;
+    }
+    // A relative -d, and a program that changes directory and makes folders of its own.
+    ASSERT_EQ(mkdir(dir.file("work").c_str(), 0755), 0);
+    const std::string inner =
+        "mkdir -p src && cd '" + dir.file("work") + "' && exec '" + program + "' exit 0";
+    auto r = run({"/bin/sh", "-c",
+                  "cd '" + dir.path() + "' && exec '" + command +
+                      "' --output-format summary,html --no-summary --emulate '" + log +
+                      "' -d rel -- /bin/sh -c \"" + inner + "\""},
+                 env);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.err.find("no report.html"), std::string::npos) << r.err;
+    // The shell's outputs (in rel/) and the program's (in work/rel/, its working folder then).
+    EXPECT_TRUE(exists(dir.file("rel/report.html"))) << r.err;
+    EXPECT_TRUE(exists(dir.file("work/rel/report.html"))) << r.err;
+}
+
 TEST(RealTool, ProgramEndingNormallyIsNotRepaired)
 {
     scratch dir;

@@ -3,7 +3,8 @@
 // Stands in for the bundled tool (ROCPROF_KFD_TOOL_LIBRARY) in the CLI tests: when the SDK
 // configures it, it appends "tool <pid> NAME=VALUE" lines for the ROCPROF_KFD_* variables it
 // sees to $CLI_TEST_TOOL_OUT. With a fixed output directory (no '%') it also writes an empty
-// summary.json there, as the real tool would, so the command's html step has input.
+// summary.json there and lists the folder in $ROCPROF_KFD_RUN_LIST, as the real tool would, so
+// the command's html and repair steps have input.
 #include <rocprofiler-sdk/registration.h>
 #include <rocprofiler-sdk/rocprofiler.h>
 
@@ -51,6 +52,15 @@ record_environment()
             fputs("{}\n", s);
             fclose(s);
         }
+        const char* list     = getenv("ROCPROF_KFD_RUN_LIST");
+        char*       absolute = realpath(dir, nullptr);
+        if(list != nullptr && absolute != nullptr)
+            if(FILE* l = fopen(list, "a"))
+            {
+                fprintf(l, "%d\t\t%s\n", getpid(), absolute);
+                fclose(l);
+            }
+        free(absolute);
     }
 }
 } // namespace
