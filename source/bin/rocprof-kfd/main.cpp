@@ -115,6 +115,16 @@ find_libraries(const options& opts, libraries& libs, std::string& message)
         message += std::string{"; set "} + w.place.override_name + ")";
         return false;
     }
+    // ld.so splits LD_PRELOAD at spaces and colons, the SDK splits ROCP_TOOL_LIBRARIES at
+    // spaces, colons and commas: such a path would run the program untraced, silently.
+    for(const auto& w : all)
+        if(w.needed && w.path.find_first_of(" :,\t\n") != std::string::npos)
+        {
+            message = std::string{"cannot preload "} + w.place.what + " '" + w.path +
+                      "': its path holds a space, ':' or ','; install it elsewhere or set " +
+                      w.place.override_name + " to a path without them";
+            return false;
+        }
     libs.sanitizer_runtime = loaded_sanitizer_runtime();
     return true;
 }

@@ -138,6 +138,10 @@ set_value(options& opts, valued which, const std::string& option, const std::str
         opts.output_directory = value;
         return "";
     case valued::output_file:
+        // A file name prefix: a '/' would name folders that nobody creates (every file then
+        // fails), or write outside the output folder.
+        if(value.find('/') != std::string::npos)
+            return option + " is a file name prefix and cannot hold a '/': '" + value + "'";
         opts.output_file = value;
         return "";
     case valued::raw:
@@ -156,9 +160,10 @@ set_value(options& opts, valued which, const std::string& option, const std::str
     case valued::events:
         return add_names(option, value, known_events, opts.events, nullptr);
     case valued::thrashing_threshold:
-        if(value.size() > 9 || value.find_first_not_of("0123456789") != std::string::npos ||
-           std::stoul(value) == 0)
-            return option + " needs a whole number from 1 to 999999999, not '" + value + "'";
+        // The tool's range (config.cpp): a larger value reached it, which then used 4.
+        if(value.size() > 7 || value.find_first_not_of("0123456789") != std::string::npos ||
+           std::stoul(value) == 0 || std::stoul(value) > 1000000)
+            return option + " needs a whole number from 1 to 1000000, not '" + value + "'";
         opts.thrashing_threshold = value;
         return "";
     case valued::none:

@@ -363,6 +363,23 @@ TEST(Subcommands, MergeAndReportRunNextToTheCommand)
     EXPECT_EQ(lines_of(read_file(dir.file("report.args"))), (std::vector<std::string>{"--help"}));
 }
 
+// ld.so splits LD_PRELOAD at spaces and colons: a tool or SDK whose path holds one was
+// "ignored" by ld.so and the program ran untraced with status 0. Refused before launching.
+TEST(CliUsage, LibraryPathsThatPreloadingWouldSplitAreRefused)
+{
+    scratch           dir;
+    const std::string folder = dir.file("with space");
+    ASSERT_EQ(mkdir(folder.c_str(), 0755), 0);
+    const std::string tool = folder + "/tool.so";
+    ASSERT_EQ(system(("cp '" + stand_in + "' '" + tool + "'").c_str()), 0);
+    auto env = base_env(dir);
+    for(auto& e : env)
+        if(e.rfind("ROCPROF_KFD_TOOL_LIBRARY=", 0) == 0) e = "ROCPROF_KFD_TOOL_LIBRARY=" + tool;
+    auto r = run({command, "-d", dir.file("out"), "--", program, "exit", "0"}, env);
+    expect_one_line_error(r, 2, "its path holds a space");
+    EXPECT_FALSE(exists(dir.file("tool.txt"))); // nothing was launched
+}
+
 TEST(Subcommands, MissingSubcommandIsOneLineStatus2)
 {
     scratch dir;

@@ -141,10 +141,12 @@ TEST(Options, BadCommandLines)
     EXPECT_NE(error_of({"--output-format", ",", "p"}).find("at least one"), std::string::npos);
     EXPECT_NE(error_of({"--events", "page-faults", "p"}).find("unknown name 'page-faults'"),
               std::string::npos);
-    for(const char* bad : {"0", "-1", "x", "1e3", "9999999999"})
+    for(const char* bad : {"0", "-1", "x", "1e3", "9999999999", "1000001", "5000000"})
         EXPECT_NE(error_of({"--thrashing-threshold", bad, "p"}).find("whole number"),
                   std::string::npos)
             << bad;
+    EXPECT_NE(error_of({"-o", "sub/x", "p"}).find("cannot hold a '/'"), std::string::npos);
+    EXPECT_NE(error_of({"-o", "../esc", "p"}).find("cannot hold a '/'"), std::string::npos);
     EXPECT_NE(error_of({"--emulator-stats", "s.json", "p"}).find("needs --emulate"),
               std::string::npos);
     EXPECT_NE(error_of({}).find("no program"), std::string::npos);
