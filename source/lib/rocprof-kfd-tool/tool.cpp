@@ -35,6 +35,7 @@
 #include <vector>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -73,12 +74,46 @@ env(const char* name)
     return secure_getenv(name);
 }
 
+// The program's stderr when the tool was configured, by identity. A program may close fd 2
+// and open a file of its own there (or GNU cat closes it at exit): text written to fd 2 at
+// exit would then land in the program's data. So the tool writes to fd 2 only while it is the
+// same file as then (plain data: set in rocprofiler_configure, before any thread of ours).
+struct file_identity
+{
+    dev_t device = 0;
+    ino_t inode  = 0;
+    bool  valid  = false;
+};
+file_identity stderr_identity;
+
+file_identity
+identity_of(int fd)
+{
+    struct stat st;
+    if(::fstat(fd, &st) != 0) return {};
+    return {st.st_dev, st.st_ino, true};
+}
+
+bool
+stderr_is_the_programs()
+{
+    const file_identity now = identity_of(STDERR_FILENO);
+    return stderr_identity.valid && now.valid && now.device == stderr_identity.device &&
+           now.inode == stderr_identity.inode;
+}
+
+void
+write_to_stderr(const std::string& text)
+{
+    if(!stderr_is_the_programs()) return;
+    ssize_t n = ::write(STDERR_FILENO, text.data(), text.size());
+    (void)n;
+}
+
 void
 say(const std::string& line)
 {
-    std::string text = "rocprof-kfd: " + line + "\n";
-    ssize_t     n    = ::write(STDERR_FILENO, text.data(), text.size());
-    (void)n;
+    write_to_stderr("rocprof-kfd: " + line + "\n");
 }
 
 uint64_t
@@ -472,9 +507,7 @@ tool_finalize(void*)
             written.push_back(f);
         if(s->summary_format && s->config.summary_stderr)
         {
-            std::string text = summary_text(s->run, *s->summary);
-            ssize_t     n    = ::write(STDERR_FILENO, text.data(), text.size());
-            (void)n;
+            write_to_stderr(summary_text(s->run, *s->summary));
         }
         for(const auto& f : written)
             say("wrote " + f);
@@ -503,6 +536,7 @@ rocprofiler_configure(uint32_t, const char*, uint32_t, rocprofiler_client_id_t* 
         // Listed twice (LD_PRELOAD and ROCP_TOOL_LIBRARIES): only the first registration
         // traces, or every record would be written twice.
         if(state) return nullptr;
+        stderr_identity = identity_of(STDERR_FILENO);
         if(id) id->name = "rocprof-kfd";
         state         = new tool_state();
         state->config = read_config(env);

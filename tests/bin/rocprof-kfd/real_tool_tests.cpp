@@ -373,6 +373,20 @@ TEST(RealTool, HtmlReportsAreWrittenForTheFoldersTheToolsWrote)
     EXPECT_TRUE(exists(dir.file("work/rel/report.html"))) << r.err;
 }
 
+// A program that closed stderr and opened its own file in its place (fd 2): the tool's
+// summary and "wrote" lines at exit once went into that file.
+TEST(RealTool, ToolWritesNothingIntoAFileThatTookTheProgramsStderr)
+{
+    scratch dir;
+    auto    data = dir.file("data.txt");
+    auto r = run({command, "--emulate", logs_dir + "/" + workload + ".log", "-d", dir.file("out"),
+                  "--", program, "reopen-stderr", data},
+                 real_env(dir));
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(read_file(data), "data\n");
+    EXPECT_TRUE(exists(dir.file("out/summary.json"))); // the outputs were written all the same
+}
+
 TEST(RealTool, ProgramEndingNormallyIsNotRepaired)
 {
     scratch dir;

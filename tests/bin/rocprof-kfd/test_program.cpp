@@ -10,8 +10,10 @@
 //   wait FD           writes "ready\n" to fd FD, then waits; on SIGUSR1/SIGUSR2/SIGHUP it
 //                     writes "got N\n" to FD and exits 0; SIGTERM/SIGINT keep their default
 //                     action (the program dies)
+//   reopen-stderr FILE  closes fd 2, opens FILE (it gets fd 2), writes "data\n" to it, exits 0
 //   count FD          as wait, but SIGINT is reported ("got 2") and the program waits on;
 //                     SIGUSR1 reports and exits 0
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -105,6 +107,14 @@ main(int argc, char** argv)
     }
     if(mode == "args" && argc > 2) return write_lines(argv[2], argv + 3);
     if(mode == "env" && argc > 2) return write_lines(argv[2], environ);
+    if(mode == "reopen-stderr" && argc > 2)
+    {
+        // Closes stderr; its data file then takes fd 2, as the lowest free number.
+        close(2);
+        int fd = open(argv[2], O_WRONLY | O_CREAT | O_APPEND, 0644);
+        if(fd != 2) return 5;
+        return write(fd, "data\n", 5) == 5 ? 0 : 6;
+    }
     if(mode == "child" && argc > 2) return run_child("/proc/self/exe", argv[2]);
     if(mode == "wait" && argc > 2) return wait_for_signal(atoi(argv[2]), false);
     if(mode == "count" && argc > 2) return wait_for_signal(atoi(argv[2]), true);
