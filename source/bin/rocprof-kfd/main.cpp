@@ -147,6 +147,16 @@ run(const options& opts)
     why = prepare_output_directory(opts.output_directory.empty() ? default_output_directory()
                                                                  : opts.output_directory);
     if(!why.empty()) return fail(why);
+    // The raw file's folder too: found unwritable only by the tool, it was one line at run
+    // time and status 0.
+    if(!opts.raw_file.empty())
+    {
+        const size_t slash = opts.raw_file.rfind('/');
+        why                = prepare_output_directory(slash == std::string::npos ? "."
+                                                      : slash == 0               ? "/"
+                                                                   : opts.raw_file.substr(0, slash));
+        if(!why.empty()) return fail(why);
+    }
 
     auto     program = program_of(opts);
     env_list env     = program_environment(opts, current_environment(), libs);

@@ -339,6 +339,12 @@ TEST(CliOutputs, UnwritableDirectoryIsReportedBeforeLaunch)
                  base_env(dir));
     expect_one_line_error(r, 2, dir.file("a-file") + "/sub");
     EXPECT_FALSE(exists(marker));
+    // The --raw file's folder as well (once found only by the tool, at run time, status 0).
+    auto raw = run({command, "-d", dir.file("out"), "--raw", dir.file("a-file") + "/raw.log", "--",
+                    program, "args", marker},
+                   base_env(dir));
+    expect_one_line_error(raw, 2, dir.file("a-file"));
+    EXPECT_FALSE(exists(marker));
 }
 
 TEST(CliEmulate, MissingOrUnusableLog)
