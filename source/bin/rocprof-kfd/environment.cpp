@@ -167,7 +167,8 @@ program_environment(const options& opts, const env_list& current, const librarie
     // Each process's own /proc/self/cmdline names it (children too); only a replay without
     // a program would be named after the no-op that hosts it.
     if(opts.program.empty())
-        env_set(env, "ROCPROF_KFD_COMMAND_LINE", "rocprof-kfd --emulate " + opts.emulate_log);
+        // One word a line: a log path may hold spaces.
+        env_set(env, "ROCPROF_KFD_COMMAND_LINE", "rocprof-kfd\n--emulate\n" + opts.emulate_log);
     else
         env_unset(env, "ROCPROF_KFD_COMMAND_LINE");
     // Settings the user may also give as variables: the option wins when given.

@@ -130,10 +130,11 @@ command_line(const tool_config& config)
     std::vector<std::string> args;
     if(!config.command_line.empty())
     {
+        // One word a line (a word may hold spaces: a log's path).
         std::string word;
-        for(char c : config.command_line + " ")
+        for(char c : config.command_line + "\n")
         {
-            if(c == ' ')
+            if(c == '\n')
             {
                 if(!word.empty()) args.push_back(word);
                 word.clear();

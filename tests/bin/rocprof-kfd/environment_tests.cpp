@@ -155,7 +155,7 @@ TEST(Environment, CommandLineOnlyForAReplayWithoutProgram)
     auto program = env_for({"p"}, {"ROCPROF_KFD_COMMAND_LINE=stale"});
     EXPECT_FALSE(env_has(program, "ROCPROF_KFD_COMMAND_LINE"));
     auto replay = env_for({"--emulate", "w.log"});
-    EXPECT_EQ(env_get(replay, "ROCPROF_KFD_COMMAND_LINE"), "rocprof-kfd --emulate w.log");
+    EXPECT_EQ(env_get(replay, "ROCPROF_KFD_COMMAND_LINE"), "rocprof-kfd\n--emulate\nw.log");
 }
 
 TEST(Templates, FixedPrefix)

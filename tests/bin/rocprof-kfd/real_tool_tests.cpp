@@ -387,6 +387,20 @@ TEST(RealTool, ToolWritesNothingIntoAFileThatTookTheProgramsStderr)
     EXPECT_TRUE(exists(dir.file("out/summary.json"))); // the outputs were written all the same
 }
 
+// A replay's metadata names the log as given, spaces and all (it was split into words).
+TEST(RealTool, ReplayMetadataKeepsALogPathWithSpaces)
+{
+    scratch    dir;
+    const auto log = dir.file("my log.log");
+    write_file(log, read_file(logs_dir + "/" + workload + ".log"));
+    auto r = run({command, "--no-summary", "--emulate", log, "-d", dir.file("out")}, real_env(dir));
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::string summary = read_file(dir.file("out/summary.json"));
+    EXPECT_NE(summary.find("\"command\":[\"rocprof-kfd\",\"--emulate\",\"" + log + "\"]"),
+              std::string::npos)
+        << summary.substr(0, 400);
+}
+
 TEST(RealTool, ProgramEndingNormallyIsNotRepaired)
 {
     scratch dir;
