@@ -47,15 +47,20 @@ rocprofiler_create_buffer(rocprofiler_context_id_t        context,
 
 /**
  * @brief Delivers what the buffer holds, then destroys it. A second destroy returns
- *        BUFFER_NOT_FOUND; BUFFER_BUSY when called on the buffer's callback thread.
+ *        BUFFER_NOT_FOUND; BUFFER_BUSY as rocprofiler_flush_buffer (the buffer is left as it
+ *        was).
  */
 rocprofiler_status_t
 rocprofiler_destroy_buffer(rocprofiler_buffer_id_t buffer_id) ROCPROFILER_API;
 
 /**
  * @brief Returns once every record written before the call was delivered to the callback.
- * @return SUCCESS; BUFFER_NOT_FOUND; BUFFER_BUSY when called on the buffer's callback thread
- *         (from any callback that thread runs: it would wait for itself).
+ * @return SUCCESS; BUFFER_NOT_FOUND; BUFFER_BUSY when waiting could never end: called on the
+ *         buffer's callback thread (from any callback that thread runs: it would wait for
+ *         itself), from the buffer's own callback, or when the thread that delivers the buffer
+ *         is itself waiting, in a flush or destroy called from a callback, for this thread
+ *         (e.g. two callbacks on two callback threads that flush each other's buffers: one of
+ *         them gets BUSY, the other returns once that callback returned).
  */
 rocprofiler_status_t
 rocprofiler_flush_buffer(rocprofiler_buffer_id_t buffer_id) ROCPROFILER_API;

@@ -20,6 +20,7 @@
 #include <cstring>
 #include <mutex>
 #include <new>
+#include <thread>
 #include <vector>
 
 namespace rocprofiler::buffer
@@ -50,8 +51,9 @@ struct record_buffer
     std::mutex mutex;
     // One delivery at a time, so batches stay in order; a flag, not a lock held across the
     // tool's callback (see deliver()). Both under `mutex`.
-    bool delivery_running = false;
-    bool delivery_wanted  = false; // another deliver() came while one was running
+    bool            delivery_running = false;
+    bool            delivery_wanted  = false; // another deliver() came while one was running
+    std::thread::id delivering_thread;        // the one running it (delivery_running)
     // Header arrays handed to the callback, reused across deliveries (by the one running).
     std::vector<rocprofiler_record_header_t>  headers;
     std::vector<rocprofiler_record_header_t*> pointers;
@@ -631,7 +633,8 @@ deliver(uint64_t buffer_id)
             b->delivery_wanted = true;
             return;
         }
-        b->delivery_running = true;
+        b->delivery_running  = true;
+        b->delivering_thread = std::this_thread::get_id();
     }
     delivery_scope scope{buffer_id};
     for(;;)
@@ -718,15 +721,126 @@ callback_thread_ended_by_tool(uint64_t buffer_id) noexcept
     return b != nullptr && callback_thread::ended_by_tool(b->thread_id.load());
 }
 
+namespace
+{
+// Waits that could close a cycle. A flush or a destroy waits for a delivery that another
+// thread runs, or will run (the buffer's callback thread, once its current callback returns).
+// If that thread is itself waiting, from inside a tool's code, for a delivery that only this
+// thread can let happen (two callbacks on two callback threads flushing each other's buffers,
+// or a chain of them), no wait of the cycle ever ends. So every such wait is registered, and
+// one that would close a chain of waits back to its own thread is refused (BUFFER_BUSY)
+// instead. The chain, not only "the target's callback runs now": a callback may wait for a
+// buffer queued behind a callback that waits for it.
+struct waiter
+{
+    std::thread::id thread;
+    uint64_t        buffer = 0;
+    waiter*         next   = nullptr;
+};
+
+// Taken before any buffer's or callback thread's lock, never while one is held.
+std::mutex wait_mutex;
+waiter*    waiters = nullptr; // newest first: a thread's innermost wait is found first
+
+// The thread that runs the buffer's next delivery: the one running one now, else its callback
+// thread; none when neither runs (a flush then delivers on its own thread).
+std::thread::id
+serving_thread(uint64_t buffer_id)
+{
+    auto* b = find(buffer_id);
+    if(b == nullptr) return {};
+    {
+        std::lock_guard<std::mutex> lock{b->mutex};
+        if(b->delivery_running) return b->delivering_thread;
+    }
+    return callback_thread::os_thread(b->thread_id.load());
+}
+
+// Under wait_mutex.
+const waiter*
+wait_of(std::thread::id thread, size_t& count)
+{
+    const waiter* found = nullptr;
+    count               = 0;
+    for(const waiter* w = waiters; w != nullptr; w = w->next, ++count)
+        if(found == nullptr && w->thread == thread) found = w;
+    return found;
+}
+
+// Whether waiting for a delivery of `buffer_id` would wait, through the registered waits,
+// for this thread. Under wait_mutex.
+bool
+closes_a_cycle(uint64_t buffer_id)
+{
+    const auto      self   = std::this_thread::get_id();
+    std::thread::id holder = serving_thread(buffer_id);
+    // Each registered thread at most once: more hops mean a cycle without this thread, which
+    // a wait joining it would never leave either.
+    for(size_t hops = 0;; ++hops)
+    {
+        if(holder == std::thread::id{}) return false;
+        if(holder == self) return true;
+        size_t      count = 0;
+        const auto* w     = wait_of(holder, count);
+        if(w == nullptr) return false; // running tool code, not waiting for a delivery
+        if(hops > count) return true;
+        auto next = serving_thread(w->buffer);
+        if(next == holder) return false; // it delivers that buffer itself (inline)
+        holder = next;
+    }
+}
+
+// This thread's wait for a delivery of a buffer, registered for its lifetime unless it would
+// close a cycle of waits (refused()).
+class registered_wait
+{
+public:
+    explicit registered_wait(uint64_t buffer_id) noexcept
+    {
+        m_node.thread = std::this_thread::get_id();
+        m_node.buffer = buffer_id;
+        std::lock_guard<std::mutex> lock{wait_mutex};
+        if(closes_a_cycle(buffer_id)) return;
+        m_node.next  = waiters;
+        waiters      = &m_node;
+        m_registered = true;
+    }
+    ~registered_wait()
+    {
+        if(!m_registered) return;
+        std::lock_guard<std::mutex> lock{wait_mutex};
+        for(waiter** link = &waiters; *link != nullptr; link = &(*link)->next)
+            if(*link == &m_node)
+            {
+                *link = m_node.next;
+                break;
+            }
+    }
+    registered_wait(const registered_wait&)            = delete;
+    registered_wait& operator=(const registered_wait&) = delete;
+
+    bool refused() const noexcept { return !m_registered; }
+
+private:
+    waiter m_node;
+    bool   m_registered = false;
+};
+
+// From inside a callback: on the buffer's own callback thread, or this buffer's own callback
+// running inline, a wait would wait for itself.
+bool
+waits_for_itself(const record_buffer* b)
+{
+    return callback_thread::is_current(b->thread_id.load()) || delivering_buffer == b->id;
+}
+} // namespace
+
 rocprofiler_status_t
 flush(uint64_t buffer_id, std::chrono::milliseconds timeout, int wait_cancel_state)
 {
     auto* b = find(buffer_id);
     if(b == nullptr) return ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND;
-    // From inside a callback: on the buffer's own callback thread, or this buffer's own
-    // callback running inline, a wait would wait for itself.
-    if(callback_thread::is_current(b->thread_id.load()) || delivering_buffer == buffer_id)
-        return ROCPROFILER_STATUS_ERROR_BUFFER_BUSY;
+    if(waits_for_itself(b)) return ROCPROFILER_STATUS_ERROR_BUFFER_BUSY;
 
     uint64_t target       = 0;
     uint64_t drops_target = 0; // drops counted before the call are reported too
@@ -737,6 +851,10 @@ flush(uint64_t buffer_id, std::chrono::milliseconds timeout, int wait_cancel_sta
         drops_target = b->drops_reported + b->drops_unreported;
         if(b->delivered >= target && b->drops_unreported == 0) return ROCPROFILER_STATUS_SUCCESS;
     }
+    // Registered before the delivery is asked for: whoever runs it and then waits for this
+    // thread finds this wait (declared before the lock below: released after it).
+    registered_wait wait{buffer_id};
+    if(wait.refused()) return ROCPROFILER_STATUS_ERROR_BUFFER_BUSY;
     // No running callback thread (never started, failed, or stopped at exit): deliver here.
     // flush is never called by the producer, so callbacks still never run on its thread.
     if(!request_delivery(b))
@@ -857,6 +975,7 @@ size_t locked_for_fork = 0; // buffers whose mutex the fork prepare handler hold
 void
 lock_all_for_fork() noexcept
 {
+    wait_mutex.lock(); // first: it is taken before the buffers' locks
     locked_for_fork = count();
     for(size_t i = 0; i < locked_for_fork; ++i)
         if(auto* b = table()[i].load()) b->mutex.lock();
@@ -868,11 +987,13 @@ unlock_all_after_fork() noexcept
     for(size_t i = 0; i < locked_for_fork; ++i)
         if(auto* b = table()[i].load()) b->mutex.unlock();
     locked_for_fork = 0;
+    wait_mutex.unlock();
 }
 
 void
 discard_after_fork() noexcept
 {
+    waiters = nullptr; // the waiting threads do not exist in the child
     for(size_t i = 0; i < count(); ++i)
     {
         auto* b = table()[i].load();

@@ -137,8 +137,11 @@ void append_batch(uint64_t buffer_id, const record_batch& batch, uint32_t split_
 // Returns once every record emplaced before the call was delivered, or the timeout passed
 // (then ROCPROFILER_STATUS_ERROR). BUFFER_BUSY when called on the buffer's callback thread
 // (from any callback that thread runs: waiting there would wait for itself), from the
-// buffer's own callback running inline, or from inside any callback when the delivery
-// would have to run inline on this thread. The wait for the callback thread, and a callback
+// buffer's own callback running inline, from inside any callback when the delivery
+// would have to run inline on this thread, or when the thread that delivers the buffer waits
+// (directly or through a chain of such waits) for a flush or destroy of this thread: e.g. two
+// callbacks on two callback threads flushing each other's buffers (one of them gets BUSY, the
+// other returns once that callback did). The wait for the callback thread, and a callback
 // run inline on this thread, have the cancellation state `wait_cancel_state` (the API's
 // caller's; the SDK's own flushes at a tool's finalize and at exit are no cancellation point).
 rocprofiler_status_t flush(uint64_t                  buffer_id,
@@ -153,8 +156,8 @@ void begin_exit() noexcept;
 // True when a tool's callback ended the buffer's callback thread (and it was not restarted).
 bool callback_thread_ended_by_tool(uint64_t buffer_id) noexcept;
 
-// Flushes (its wait with `wait_cancel_state`, as flush's), then destroys. Records emplaced
-// later are dropped.
+// Flushes (its wait with `wait_cancel_state`, as flush's; BUFFER_BUSY as flush's), then
+// destroys. Records emplaced later are dropped.
 rocprofiler_status_t destroy(uint64_t buffer_id, int wait_cancel_state = PTHREAD_CANCEL_DISABLE);
 
 // Before the owning tool's finalize: no callback will run for this buffer again. Records

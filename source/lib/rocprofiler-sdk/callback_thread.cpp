@@ -88,6 +88,7 @@ thread_ended_by_tool(worker* w) noexcept
         w->running       = false; // nothing is queued for it from now on (schedule)
         w->failed        = true;
         w->ended_by_tool = true;
+        w->os_id         = {}; // a new thread may get its id: it is not this worker's
         // Nobody joins a thread that ends on its own: detached, its resources go with it. (If
         // start() has not stored it yet, start() detaches it: see `failed` there.)
         if(w->thread)
@@ -317,6 +318,15 @@ bool
 on_any_callback_thread() noexcept
 {
     return this_is_a_callback_thread;
+}
+
+std::thread::id
+os_thread(uint64_t thread_id) noexcept
+{
+    auto* w = get(thread_id);
+    if(w == nullptr) return {};
+    std::lock_guard<std::mutex> lock{w->mutex};
+    return w->running ? w->os_id : std::thread::id{};
 }
 
 void

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <thread>
 
 namespace rocprofiler::callback_thread
 {
@@ -49,6 +50,10 @@ bool is_current(uint64_t thread_id) noexcept;
 
 // True when called from any callback thread.
 bool on_any_callback_thread() noexcept;
+
+// The OS thread of callback thread `thread_id` while it runs; std::thread::id{} when it is
+// not running (not started, ended, stopped) or has not begun serving yet.
+std::thread::id os_thread(uint64_t thread_id) noexcept;
 
 // Stops every thread after its queue is empty. A thread still inside a tool callback after
 // `timeout` is abandoned (detached) so that exit never hangs.
