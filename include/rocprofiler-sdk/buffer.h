@@ -46,9 +46,12 @@ rocprofiler_create_buffer(rocprofiler_context_id_t        context,
                           rocprofiler_buffer_id_t*        buffer_id) ROCPROFILER_API;
 
 /**
- * @brief Delivers what the buffer holds, then destroys it. A second destroy returns
- *        BUFFER_NOT_FOUND; BUFFER_BUSY as rocprofiler_flush_buffer (the buffer is left as it
- *        was).
+ * @brief Delivers what the buffer holds, then destroys it. Records written from the start of
+ *        the call are dropped and counted. Once it returns SUCCESS the callback is not running
+ *        and is never called again (the tool may free its callback data).
+ * @return SUCCESS; BUFFER_NOT_FOUND (a second destroy); BUFFER_BUSY as
+ *         rocprofiler_flush_buffer (the buffer is then left as it was); ERROR when its callback
+ *         is still running after the exit deadline abandoned it.
  */
 rocprofiler_status_t
 rocprofiler_destroy_buffer(rocprofiler_buffer_id_t buffer_id) ROCPROFILER_API;

@@ -76,9 +76,18 @@ struct record_buffer
     size_t            peak_bytes  = 0;
     bool              scheduled   = false;
     std::atomic<bool> in_callback{false}; // the tool's callback is running now
-    bool              destroyed = false;
-    bool              closed    = false;
+    bool              destroyed  = false;
+    bool              destroying = false; // destroy() runs: no new records are taken
+    bool              closed     = false;
 };
+
+// Whether the buffer stores new records: not once it is closed, destroyed, or being destroyed.
+// Under b->mutex.
+bool
+takes_records(const record_buffer* b)
+{
+    return !b->destroyed && !b->destroying && !b->closed;
+}
 
 std::array<std::atomic<record_buffer*>, max_buffers>&
 table()
@@ -203,7 +212,7 @@ exists(uint64_t buffer_id) noexcept
     auto* b = find(buffer_id);
     if(b == nullptr) return false;
     std::lock_guard<std::mutex> lock{b->mutex};
-    return !b->destroyed;
+    return !b->destroyed && !b->destroying; // nothing new is attached to a buffer going away
 }
 
 uint64_t
@@ -285,7 +294,7 @@ emplace(uint64_t buffer_id, uint32_t category, uint32_t kind, const void* record
     bool stored        = false;
     {
         std::lock_guard<std::mutex> lock{b->mutex};
-        if(b->destroyed || b->closed)
+        if(!takes_records(b))
         {
             ++b->dropped;
             return false;
@@ -404,7 +413,7 @@ append_each(record_buffer* b, const record_batch& batch, uint32_t split_kind,
         const size_t bytes  = sizeof(entry_header) + padded(header->size);
         const int    side   = header->kind == split_kind ? 0 : 1;
         bool         stored = false;
-        if(b->destroyed || b->closed)
+        if(!takes_records(b))
             ++b->dropped;
         else if(!fits(b, header->size))
             ++b->dropped, ++b->drops_unreported;
@@ -422,7 +431,7 @@ append_each(record_buffer* b, const record_batch& batch, uint32_t split_kind,
             }
         }
         ++(stored ? outcome.stored : outcome.dropped)[side];
-        if(!b->destroyed && !b->closed)
+        if(takes_records(b))
             want_delivery = want_delivery || wants_delivery(b, header->size, stored);
         entry += bytes;
     }
@@ -456,7 +465,7 @@ append_batch(uint64_t buffer_id, const record_batch& batch, uint32_t split_kind,
         // of some record's size would not fit right after it is one test unless the buffer is
         // near its cap (each_next_fits). Otherwise (or if that copy cannot allocate) record by
         // record, as emplace() would.
-        if(!b->destroyed && !b->closed && fits_all(b, batch) && append_whole(b, batch))
+        if(takes_records(b) && fits_all(b, batch) && append_whole(b, batch))
         {
             const bool next_may_not_fit = !each_next_fits(b, batch);
             count_by_kind(batch, split_kind, outcome.stored);
@@ -545,7 +554,8 @@ take_batch(record_buffer* b)
     b->pending_bytes    = 0;
     b->held_bytes       = 0;
     b->drops_unreported = 0;
-    t.call              = !b->closed && (t.count > 0 || t.drops > 0);
+    // Never once destroyed: destroy() returned, and the tool may have freed the callback's data.
+    t.call = !b->closed && !b->destroyed && (t.count > 0 || t.drops > 0);
     return t;
 }
 
@@ -899,28 +909,78 @@ flush(uint64_t buffer_id, std::chrono::milliseconds timeout, int wait_cancel_sta
     return ROCPROFILER_STATUS_SUCCESS;
 }
 
-rocprofiler_status_t
-destroy(uint64_t buffer_id, int wait_cancel_state)
+namespace
 {
-    auto* b = find(buffer_id);
-    if(b == nullptr) return ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND;
+// Puts back a buffer whose destroy() did not complete (BUSY, or a cancellation of its wait):
+// it takes records again, as before the call.
+struct undo_destroying
+{
+    record_buffer* b;
+    bool           completed = false;
+    ~undo_destroying()
     {
+        if(completed) return;
         std::lock_guard<std::mutex> lock{b->mutex};
-        if(b->destroyed) return ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND;
+        b->destroying = false;
     }
-    auto status = flush(buffer_id, std::chrono::milliseconds::max(), wait_cancel_state);
-    if(status == ROCPROFILER_STATUS_ERROR_BUFFER_BUSY) return status;
-    std::lock_guard<std::mutex> lock{b->mutex};
-    if(b->destroyed) return ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND;
+};
+
+// After destroy()'s flush: a delivery of the buffer that another thread still runs (its loop
+// going round once more, or a callback of a closed buffer) is waited for, so that no callback
+// runs once destroy returns (a tool frees the callback's data then); `destroyed` is set in
+// the same critical section, and no later delivery calls back (take_batch). Except for a
+// callback that exit abandoned at its deadline (closed at exit, still running): waiting for it
+// could hang the exit; destroy then fails (ROCPROFILER_STATUS_ERROR) and the buffer stays.
+rocprofiler_status_t
+destroy_when_idle(record_buffer* b, int wait_cancel_state)
+{
+    registered_wait wait{b->id};
+    if(wait.refused()) return ROCPROFILER_STATUS_ERROR_BUFFER_BUSY;
+    const auto                   self = std::this_thread::get_id();
+    std::unique_lock<std::mutex> lock{b->mutex};
+    auto idle = [&] { return !b->delivery_running || b->delivering_thread == self; };
+    // Its callback, not the SDK's own loop around it (which always ends promptly).
+    auto abandoned = [&] { return b->closed && exiting.load() && b->in_callback.load(); };
+    // In slices: in_callback changes without a notification.
+    while(!idle() && !abandoned())
+    {
+        const cancellation::scoped_state caller_may_cancel{wait_cancel_state};
+        b->delivered_cv.wait_for(lock, std::chrono::milliseconds{200});
+    }
+    if(!idle()) return ROCPROFILER_STATUS_ERROR;
     b->destroyed = true;
-    // Emplaced between the flush and now: counted, not lost silently.
+    // Emplaced before the flush but left undelivered (its flush failed): counted, not lost
+    // silently.
     b->dropped += b->pending_count;
     b->discarded += b->pending_count;
     std::vector<std::byte>{}.swap(b->pending);
     std::vector<std::byte>{}.swap(b->spare);
     b->pending_bytes = 0;
+    b->held_bytes    = 0;
     b->pending_count = 0;
     return ROCPROFILER_STATUS_SUCCESS;
+}
+} // namespace
+
+// First no new records (they are dropped and counted), then what was emplaced is delivered,
+// then no delivery may still run on another thread.
+rocprofiler_status_t
+destroy(uint64_t buffer_id, int wait_cancel_state)
+{
+    auto* b = find(buffer_id);
+    if(b == nullptr || !exists(buffer_id)) return ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND;
+    if(waits_for_itself(b)) return ROCPROFILER_STATUS_ERROR_BUFFER_BUSY;
+    {
+        std::lock_guard<std::mutex> lock{b->mutex};
+        if(b->destroyed || b->destroying) return ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND;
+        b->destroying = true;
+    }
+    undo_destroying undo{b};
+    auto            status = flush(buffer_id, std::chrono::milliseconds::max(), wait_cancel_state);
+    if(status == ROCPROFILER_STATUS_ERROR_BUFFER_BUSY) return status;
+    status         = destroy_when_idle(b, wait_cancel_state);
+    undo.completed = status == ROCPROFILER_STATUS_SUCCESS;
+    return status;
 }
 
 uint64_t

@@ -156,8 +156,12 @@ void begin_exit() noexcept;
 // True when a tool's callback ended the buffer's callback thread (and it was not restarted).
 bool callback_thread_ended_by_tool(uint64_t buffer_id) noexcept;
 
-// Flushes (its wait with `wait_cancel_state`, as flush's; BUFFER_BUSY as flush's), then
-// destroys. Records emplaced later are dropped.
+// Stops taking records (those emplaced from now on are dropped and counted), flushes (its
+// wait with `wait_cancel_state`, as flush's), waits until no delivery of the buffer runs on
+// another thread, then destroys: once it returns SUCCESS, its callback neither runs nor is
+// called again. BUFFER_BUSY as flush (the buffer is then left as it was, and takes records
+// again); ROCPROFILER_STATUS_ERROR, the buffer left as it was, when its callback was abandoned
+// still running at the exit deadline.
 rocprofiler_status_t destroy(uint64_t buffer_id, int wait_cancel_state = PTHREAD_CANCEL_DISABLE);
 
 // Before the owning tool's finalize: no callback will run for this buffer again. Records

@@ -385,6 +385,89 @@ TEST(buffer, destroy_delivers_then_rejects_everything)
     EXPECT_FALSE(rb::exists(id));
 }
 
+// Until `done`, in steps of a millisecond, at most a generous 20 s: false if it never came.
+template <typename Pred>
+bool
+eventually(Pred done)
+{
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds{20};
+    while(!done())
+    {
+        if(std::chrono::steady_clock::now() > give_up) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds{1});
+    }
+    return true;
+}
+
+// Destroys `id` on a thread of its own while the sink's callback waits at its closed gate, and
+// checks, once destroy has begun (the buffer is no longer there for new uses), that destroy
+// has not returned while the callback still runs; then opens the gate. Returns destroy's
+// status.
+int
+destroy_while_the_callback_waits(sink& s, uint64_t id, bool& took_a_new_record)
+{
+    std::atomic<bool> returned{false};
+    std::atomic<int>  status{-1};
+    std::thread       destroyer{[&]
+                          {
+                              status   = rb::destroy(id);
+                              returned = true;
+                          }};
+    const bool        began = eventually([&] { return !rb::exists(id); });
+    EXPECT_TRUE(began) << "destroy never began while the callback ran";
+    took_a_new_record = put(id, 0, 2); // a producer going on meanwhile
+    EXPECT_FALSE(returned.load()) << "destroy returned while its callback still runs";
+    s.open_gate();
+    destroyer.join();
+    return status.load();
+}
+
+// Records keep coming while destroy runs (the reviewer's repro: a tool that frees the
+// callback's data after destroy saw its callback run after destroy returned, 4 runs of 6).
+// destroy takes no new record from its start (dropped and counted), delivers what was there,
+// and returns only once no callback of the buffer runs; none runs after.
+TEST(buffer, destroy_takes_no_new_records_and_returns_after_the_running_callback)
+{
+    sink           s;
+    const uint64_t id = buffer_on_its_own_thread(s, true); // watermark 0: delivered at once
+    s.gate_open       = false;
+    ASSERT_TRUE(put(id, 0, 1));
+    s.wait_inside(); // on the callback thread, at the gate
+    bool took = true;
+    EXPECT_EQ(destroy_while_the_callback_waits(s, id, took), ROCPROFILER_STATUS_SUCCESS);
+    EXPECT_FALSE(took) << "a record stored during destroy";
+    rb::totals t{};
+    ASSERT_TRUE(rb::get_totals(id, t));
+    EXPECT_EQ(t.emplaced, 1u);
+    EXPECT_EQ(t.delivered, 1u);
+    EXPECT_EQ(t.dropped, 1u); // the record put during destroy
+    EXPECT_EQ(t.in_delivery, 0u);
+    EXPECT_FALSE(put(id, 0, 3));
+    EXPECT_EQ(rb::flush(id), ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND);
+    std::lock_guard<std::mutex> lock{s.mutex};
+    EXPECT_EQ(s.calls, 1);
+    EXPECT_FALSE(s.inside);
+}
+
+// A closed buffer (as exit and a tool's finalize close them) whose callback still runs:
+// destroy's flush has nothing to wait for, but destroy waits for that callback. (It returned
+// at once.)
+TEST(buffer, destroy_of_a_closed_buffer_waits_for_its_running_callback)
+{
+    sink           s;
+    const uint64_t id = buffer_on_its_own_thread(s, true);
+    s.gate_open       = false;
+    ASSERT_TRUE(put(id, 0, 1));
+    s.wait_inside();
+    rb::close(id);
+    bool took = true;
+    EXPECT_EQ(destroy_while_the_callback_waits(s, id, took), ROCPROFILER_STATUS_SUCCESS);
+    EXPECT_FALSE(took);
+    std::lock_guard<std::mutex> lock{s.mutex};
+    EXPECT_EQ(s.calls, 1);
+    EXPECT_FALSE(s.inside);
+}
+
 TEST(buffer, closed_buffer_never_calls_back_again)
 {
     sink s;
