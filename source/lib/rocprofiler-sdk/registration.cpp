@@ -50,12 +50,16 @@ struct client
     rocprofiler_tool_initialize_t initialize = nullptr;
     rocprofiler_tool_finalize_t   finalize   = nullptr;
     void*                         tool_data  = nullptr;
-    std::atomic<bool>             active{false}; // configured and initialized
-    std::atomic<bool>             finalized{false};
-    finish_state                  finish          = finish_state::not_started;
-    pthread_t                     finisher        = {};
-    bool                          finalize_called = false;   // its finalize runs at most once
-    std::atomic<bool>             finalize_requested{false}; // asked from its own callback
+    std::atomic<bool>             active{false}; // configured, and not withdrawn
+    // Its initialize runs now / returned success (or it has none). Only an initialized tool is
+    // finalized at exit (finish_client). Changed under life().mutex.
+    std::atomic<bool> initializing{false};
+    std::atomic<bool> initialized{false};
+    std::atomic<bool> finalized{false};
+    finish_state      finish          = finish_state::not_started;
+    pthread_t         finisher        = {};
+    bool              finalize_called = false;   // its finalize runs at most once
+    std::atomic<bool> finalize_requested{false}; // asked from its own callback
 };
 
 std::atomic<int>      current{static_cast<int>(phase::uninitialized)};
@@ -333,10 +337,50 @@ configure_tool(const candidate& found, uint32_t priority)
 
 void finalize_client(rocprofiler_client_id_t id);
 
-void
-initialize_tool(client& c)
+const char*
+name_of(const client& c)
 {
-    if(!c.active.load() || c.initialize == nullptr) return;
+    return c.client_id->name ? c.client_id->name : c.source.c_str();
+}
+
+// A tool that is not (or no longer) initialized: its contexts stop, its buffers are closed
+// (it is never called back; what they held is counted as dropped), its API calls return
+// FINALIZED, and its finalize is never called. c.finalized is set by the caller.
+void
+withdraw(client& c)
+{
+    mark_finalized(c.id);
+    context::stop_all(c.id);
+    c.active.store(false);
+    for(size_t i = 1; i <= buffer::count(); ++i)
+        if(auto* ctx = context::find(buffer::owner_context(i)); ctx && ctx->client == c.id)
+            if(auto abandoned = buffer::close(i); abandoned > 0)
+                kfd::service::count_abandoned_records(abandoned);
+}
+
+// False when an exit finalized the tools first (it gave up waiting for this initialization):
+// the tool is withdrawn then, and must not be initialized.
+bool
+begin_initialize(client& c)
+{
+    std::lock_guard<std::mutex> lock{life().mutex};
+    if(c.finalized.load()) return false;
+    c.initializing.store(true);
+    return true;
+}
+
+void
+end_initialize(client& c, bool success)
+{
+    std::lock_guard<std::mutex> lock{life().mutex};
+    c.initializing.store(false);
+    c.initialized.store(success && !c.finalized.load());
+}
+
+int
+run_initialize(client& c)
+{
+    if(c.initialize == nullptr) return 0; // nothing to run: initialized
     configuring.store(c.id);
     int rc = 0;
     try
@@ -348,17 +392,24 @@ initialize_tool(client& c)
         rc = -1;
     }
     configuring.store(UINT32_MAX);
+    return rc;
+}
+
+void
+initialize_tool(client& c)
+{
+    if(!c.active.load() || !begin_initialize(c)) return;
+    int rc = run_initialize(c);
+    end_initialize(c, rc == 0);
     if(rc != 0)
     {
-        ROCP_WARNING << "tool " << (c.client_id->name ? c.client_id->name : c.source)
-                     << ": initialize returned " << rc << "; the tool is withdrawn";
-        context::stop_all(c.id);
-        c.active.store(false);
-        c.finalized.store(true);
-        mark_finalized(c.id);
-        for(size_t i = 1; i <= buffer::count(); ++i)
-            if(auto* ctx = context::find(buffer::owner_context(i)); ctx && ctx->client == c.id)
-                buffer::close(i); // a withdrawn tool is never called back
+        ROCP_WARNING << "tool " << name_of(c) << ": initialize returned " << rc
+                     << "; the tool is withdrawn";
+        {
+            std::lock_guard<std::mutex> lock{life().mutex};
+            c.finalized.store(true);
+        }
+        withdraw(c);
     }
 }
 
@@ -435,7 +486,7 @@ finish_client_now(client& c, bool at_exit, deadline_t deadline)
     }
     if(callback_stuck)
     {
-        ROCP_WARNING << "tool " << (c.client_id->name ? c.client_id->name : c.source)
+        ROCP_WARNING << "tool " << name_of(c)
                      << ": a callback is still running at the finalization deadline; its "
                         "finalize is not called (it would run concurrently with that callback)";
         return;
@@ -456,6 +507,25 @@ finish_client_now(client& c, bool at_exit, deadline_t deadline)
             ROCP_WARNING << "tool " << c.source << ": finalize threw; ignored";
         }
     }
+}
+
+// At exit, a tool whose initialize never ran (exit() from an earlier tool's configure or
+// initialize, or an exit that gave up waiting for initialization) or still runs (exit() from
+// inside it, or on another thread while it runs) is withdrawn: its finalize would run without
+// or inside its initialize, on state it never set up. Its callbacks are not called either.
+// (A tool that asks for its own finalization from its initialize is finalized as it asked.)
+// c.finalized is set (under life().mutex) by the caller.
+void
+withdraw_at_exit(client& c)
+{
+    if(c.initializing.load())
+        ROCP_WARNING << "tool " << name_of(c)
+                     << ": the program exits while its initialize is still running; its "
+                        "finalize is not called";
+    else if(c.active.load())
+        ROCP_INFO << "tool " << name_of(c)
+                  << ": the program exits before its initialize ran; its finalize is not called";
+    withdraw(c);
 }
 
 // Finalizes a tool once, whichever thread asks first. A second thread asking while another
@@ -484,6 +554,14 @@ finish_client(client& c, bool at_exit, deadline_t deadline)
         if(!redo && c.finalized.exchange(true)) // withdrawn when its initialize failed
         {
             c.finish = finish_state::done;
+            return;
+        }
+        // Exit finalizes only the tools whose initialize returned; see withdraw_at_exit.
+        if(at_exit && !redo && !c.initialized.load())
+        {
+            c.finish = finish_state::done;
+            lock.unlock();
+            withdraw_at_exit(c);
             return;
         }
         c.finish   = finish_state::running;

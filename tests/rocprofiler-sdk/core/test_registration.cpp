@@ -222,3 +222,47 @@ TEST(registration, no_tool_means_not_initialized)
                                          "app: main create_context=15", "app: main done=0"};
     EXPECT_EQ(lines, expected);
 }
+
+namespace
+{
+size_t
+lines_starting(const std::vector<std::string>& lines, const std::string& prefix)
+{
+    return static_cast<size_t>(std::count_if(
+        lines.begin(), lines.end(), [&](const auto& l) { return l.rfind(prefix, 0) == 0; }));
+}
+} // namespace
+
+// exit() from tool b's initialize (a bad configuration, say): a, initialized before it, is
+// finalized; b, whose initialize is on the stack, and c, configured but never initialized,
+// are not (their finalize ran on state they never set up), and the program's status is kept.
+TEST(registration, exit_from_an_initialize_finalizes_only_the_initialized_tools)
+{
+    auto r = run_process({app_sdk}, {{"ROCP_TOOL_LIBRARIES", tool_a + ":" + tool_b + ":" + tool_c},
+                                     {"TEST_TOOL_EXIT_IN_INIT", "b"}});
+    auto lines = lines_of(r.output);
+    EXPECT_EQ(r.exit_code, 3) << r.output;
+    EXPECT_EQ(count_of(lines, "b: initialize exit(3)"), 1u) << r.output;
+    EXPECT_EQ(count_of(lines, "c: configure priority=2 version_ok=1"), 1u) << r.output;
+    EXPECT_EQ(lines_starting(lines, "c: initialize"), 0u) << r.output;
+    EXPECT_EQ(lines_starting(lines, "a: finalize"), 1u) << r.output;
+    EXPECT_EQ(lines_starting(lines, "b: finalize"), 0u) << r.output;
+    EXPECT_EQ(lines_starting(lines, "c: finalize"), 0u) << r.output;
+}
+
+// exit() on another thread while tool a's initialize still runs (it never returns here): exit
+// waits for initialization until its deadline, then finalizes, but neither a (its initialize
+// still running) nor b (configured, never initialized).
+TEST(registration, exit_while_an_initialize_runs_on_another_thread_finalizes_neither)
+{
+    auto r     = run_process({app_sdk}, {{"ROCP_TOOL_LIBRARIES", tool_a + ":" + tool_b},
+                                         {"TEST_TOOL_EXIT_ON_THREAD_IN_INIT", "a"},
+                                         {"ROCPROFILER_FINALIZE_TIMEOUT_MS", "200"}});
+    auto lines = lines_of(r.output);
+    EXPECT_EQ(r.exit_code, 4) << r.output;
+    EXPECT_EQ(count_of(lines, "a: thread exit(4)"), 1u) << r.output;
+    EXPECT_EQ(count_of(lines, "b: configure priority=1 version_ok=1"), 1u) << r.output;
+    EXPECT_EQ(lines_starting(lines, "b: initialize"), 0u) << r.output;
+    EXPECT_EQ(lines_starting(lines, "a: finalize"), 0u) << r.output;
+    EXPECT_EQ(lines_starting(lines, "b: finalize"), 0u) << r.output;
+}
