@@ -3,6 +3,8 @@
 #include "rocprofiler-sdk/cancellation.hpp"
 #include "rocprofiler-sdk/env.hpp"
 
+#include <pthread.h>
+#include <signal.h>
 #include <strings.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -49,23 +51,26 @@ level_letter(int lvl)
 }
 
 // Writes all of `text` to stderr; a short write is continued, EINTR retried, any other
-// error gives up (a log line is never worth blocking or failing the host).
-void
+// error gives up (a log line is never worth blocking or failing the host). False on EPIPE.
+bool
 write_all(const char* text, size_t size) noexcept
 {
     while(size > 0)
     {
         auto n = ::write(STDERR_FILENO, text, size);
         if(n < 0 && errno == EINTR) continue;
-        if(n <= 0) return;
+        if(n < 0 && errno == EPIPE) return false;
+        if(n <= 0) return true;
         text += n;
         size -= static_cast<size_t>(n);
     }
+    return true;
 }
 
 // Writes `text` then `end` with one system call (a line is never interleaved with another
 // thread's when stderr takes it whole); what a short write leaves is written after it.
-void
+// False when stderr is a pipe whose reader has gone (EPIPE: SIGPIPE was raised).
+bool
 write_line(const char* text, size_t size, const char* end, size_t end_size) noexcept
 {
     iovec   parts[2] = {{const_cast<char*>(text), size}, {const_cast<char*>(end), end_size}};
@@ -73,12 +78,54 @@ write_line(const char* text, size_t size, const char* end, size_t end_size) noex
     do
         n = ::writev(STDERR_FILENO, parts, 2);
     while(n < 0 && errno == EINTR);
-    if(n < 0) return;
+    if(n < 0) return errno != EPIPE;
     auto written = static_cast<size_t>(n);
-    if(written < size) write_all(text + written, size - written);
+    if(written < size && !write_all(text + written, size - written)) return false;
     const size_t of_end = written > size ? written - size : 0;
-    write_all(end + of_end, end_size - of_end);
+    return write_all(end + of_end, end_size - of_end);
 }
+
+// A log line must never end the program: when stderr is a pipe whose reader has gone
+// (`app 2>&1 | head`), a write raises SIGPIPE, whose default action kills the process (it
+// died of signal 13 at exit, where the SDK logs, instead of exiting with its own status).
+// SIGPIPE is blocked in this thread around the write; a SIGPIPE the write raised is taken
+// back (zero timeout) before the mask is restored, unless one was already pending: that one
+// is the program's, and stays for it.
+class sigpipe_blocked
+{
+public:
+    sigpipe_blocked() noexcept
+    {
+        sigemptyset(&m_pipe);
+        sigaddset(&m_pipe, SIGPIPE);
+        m_blocked = pthread_sigmask(SIG_BLOCK, &m_pipe, &m_before) == 0;
+        sigset_t pending;
+        sigemptyset(&pending);
+        m_was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE) == 1;
+    }
+    ~sigpipe_blocked()
+    {
+        if(m_blocked) pthread_sigmask(SIG_SETMASK, &m_before, nullptr);
+    }
+    sigpipe_blocked(const sigpipe_blocked&)            = delete;
+    sigpipe_blocked& operator=(const sigpipe_blocked&) = delete;
+
+    // After a write that failed with EPIPE.
+    void take_back_the_raised_one() noexcept
+    {
+        if(!m_blocked || m_was_pending) return;
+        const timespec zero{0, 0};
+        while(sigtimedwait(&m_pipe, nullptr, &zero) < 0 && errno == EINTR)
+        {
+        }
+    }
+
+private:
+    sigset_t m_pipe{};
+    sigset_t m_before{};
+    bool     m_blocked     = false;
+    bool     m_was_pending = false;
+};
 } // namespace
 
 line::line(int lvl, const char* file, int line_number) noexcept
@@ -112,10 +159,11 @@ line::~line()
     // no cancellation point; the thread is cancelled at its next one.
     {
         const cancellation::scoped_state no_cancellation{PTHREAD_CANCEL_DISABLE};
-        if(m_cut_short)
-            write_line(m_text.data(), m_text.size(), cut_short, sizeof(cut_short) - 1);
-        else
-            write_line(m_text.data(), m_text.size(), "\n", 1);
+        sigpipe_blocked                  no_sigpipe;
+        const bool                       written =
+            m_cut_short ? write_line(m_text.data(), m_text.size(), cut_short, sizeof(cut_short) - 1)
+                                              : write_line(m_text.data(), m_text.size(), "\n", 1);
+        if(!written) no_sigpipe.take_back_the_raised_one();
     }
     errno = saved;
 }

@@ -5,7 +5,7 @@
 // No glog, no iostream: a host program that carries its own glog (static or shared,
 // initialized or not, any stderrthreshold) neither breaks nor silences the SDK. The level is
 // our own, read once from ROCPROFILER_LOG_LEVEL (trace|info|warning|error|none; default
-// warning), so the SDK is quiet by default. Never FATAL.
+// warning), so the SDK is quiet by default. Never FATAL, and never SIGPIPE (logging.cpp).
 #pragma once
 
 #include <fmt/format.h>

@@ -14,9 +14,13 @@
 
 #include <gtest/gtest.h>
 #include <pthread.h>
+#include <signal.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <atomic>
 #include <cstring>
@@ -570,6 +574,48 @@ TEST(api, a_log_line_is_no_cancellation_point)
         << "the test needs warnings logged (ROCPROFILER_LOG_LEVEL)";
     expect_calls_return_then_cancelled(
         [] { ROCP_WARNING << "a line on a thread with a cancellation pending"; });
+}
+
+namespace
+{
+// In a forked child whose stderr is `fd`: logs a line, then exits with 7 when errno and the
+// thread's SIGPIPE mask are as before and no SIGPIPE is left pending, else with 1.
+[[noreturn]] void
+log_a_line_to(int fd)
+{
+    signal(SIGPIPE, SIG_DFL); // as in a program that never touched it: SIGPIPE kills
+    dup2(fd, STDERR_FILENO);
+    sigset_t before;
+    pthread_sigmask(SIG_SETMASK, nullptr, &before);
+    errno = EDOM;
+    ROCP_ERROR << "a line nobody reads";
+    const bool errno_kept = errno == EDOM;
+    sigset_t   after, pending;
+    pthread_sigmask(SIG_SETMASK, nullptr, &after);
+    sigpending(&pending);
+    const bool mask_kept = sigismember(&before, SIGPIPE) == sigismember(&after, SIGPIPE);
+    _exit(errno_kept && mask_kept && !sigismember(&pending, SIGPIPE) ? 7 : 1);
+}
+} // namespace
+
+// stderr is a pipe whose reader has gone (`app 2>&1 | head`): the SDK's log lines (it logs
+// at exit) failed with EPIPE and raised SIGPIPE, which killed the program (signal 13) instead
+// of letting it exit with its own status. The write raises nothing now.
+TEST(api, a_log_line_to_a_pipe_whose_reader_has_gone_does_not_kill_the_program)
+{
+    ASSERT_TRUE(rocprofiler::logging::enabled(rocprofiler::logging::error))
+        << "the test needs errors logged (ROCPROFILER_LOG_LEVEL)";
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    close(fds[0]); // the reader has gone
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if(child == 0) log_a_line_to(fds[1]);
+    close(fds[1]);
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+    EXPECT_EQ(WEXITSTATUS(status), 7) << "errno, the signal mask or a pending SIGPIPE changed";
 }
 
 // The same for the API: what a call does inside (open /dev/kfd and the topology, start
