@@ -24,15 +24,18 @@ namespace
 {
 struct worker
 {
-    std::mutex                   mutex;
-    std::condition_variable      wake;
-    std::condition_variable      idle;
-    std::deque<uint64_t>         queue; // buffer ids; each buffer is queued at most once
-    bool                         stopping      = false;
-    bool                         running       = false; // OS thread started and not finished
-    bool                         failed        = false; // not started, or ended by a tool
-    bool                         ended_by_tool = false; // a tool's callback ended the thread
-    std::thread::id              os_id         = {};
+    std::mutex              mutex;
+    std::condition_variable wake;
+    std::condition_variable idle;
+    std::deque<uint64_t>    queue; // buffer ids; each buffer is queued at most once
+    bool                    stopping      = false;
+    bool                    running       = false; // OS thread started and not finished
+    bool                    failed        = false; // not started, or ended by a tool
+    bool                    ended_by_tool = false; // a tool's callback ended the thread
+    std::thread::id         os_id         = {};
+    // The thread inside start() for this worker (its thread notifications run there): the
+    // OS thread may never come to it, see starting_here().
+    std::thread::id              starter = {};
     std::unique_ptr<std::thread> thread;
     char                         name[16] = {};
 };
@@ -117,6 +120,17 @@ thread_ended_by_tool(worker* w) noexcept
 
 void serve(worker* w);
 
+// True on the thread inside start() for `w`, that is inside its thread notifications: the
+// OS thread is created only after the precreate notification returns, which it never does
+// when the tool calls exit() there. Nothing on this thread may wait for that thread (exit
+// would stall for its whole deadline; a flush from a notification would wait for a thread
+// that its own return starts). Under w->mutex.
+bool
+starting_here(const worker* w)
+{
+    return w->starter == std::this_thread::get_id();
+}
+
 ROCP_CATCHES_FORCED_UNWIND void
 run(worker* w)
 {
@@ -174,10 +188,12 @@ start(worker* w, bool after_tool_end = false)
         std::lock_guard<std::mutex> lock{w->mutex};
         if(w->running || w->failed || w->stopping) return;
         w->running = true; // deliveries may be queued already; the thread serves them
+        w->starter = std::this_thread::get_id();
     }
     auto thread = internal_threading::start_thread(w->name, [w] { run(w); });
     {
         std::lock_guard<std::mutex> lock{w->mutex};
+        w->starter = {};
         if(thread)
         {
             if(w->failed)
@@ -294,7 +310,8 @@ schedule(uint64_t thread_id, uint64_t buffer_id) noexcept
         auto* w = get(thread_id);
         if(w == nullptr) return false;
         std::lock_guard<std::mutex> lock{w->mutex};
-        if(!w->running || w->stopping) return false;
+        // Starting on this thread: the caller delivers itself (as when no thread runs).
+        if(!w->running || w->stopping || starting_here(w)) return false;
         w->queue.push_back(buffer_id);
         w->wake.notify_one();
         return true;
@@ -341,8 +358,9 @@ stop_all(std::chrono::milliseconds timeout) noexcept
         w->stopping = true;
         w->wake.notify_all();
         // exit() called from a callback on this very worker: it cannot wait for itself (nor
-        // join itself); check that before waiting, so such an exit does not stall.
-        bool self = w->running && w->os_id == std::this_thread::get_id();
+        // join itself); check that before waiting, so such an exit does not stall. Nor from
+        // its thread notifications, while this thread starts it (starting_here).
+        bool self = w->running && (w->os_id == std::this_thread::get_id() || starting_here(w));
         bool done = self || w->idle.wait_until(lock, deadline, [w] { return !w->running; });
         auto thr  = std::move(w->thread);
         lock.unlock();

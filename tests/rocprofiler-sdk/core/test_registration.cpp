@@ -266,3 +266,20 @@ TEST(registration, exit_while_an_initialize_runs_on_another_thread_finalizes_nei
     EXPECT_EQ(lines_starting(lines, "a: finalize"), 0u) << r.output;
     EXPECT_EQ(lines_starting(lines, "b: finalize"), 0u) << r.output;
 }
+
+// exit() from a tool's notification before the SDK creates its callback thread (at the end of
+// initialization): that thread never comes, and exit must not wait for it. It waited for its
+// whole deadline (60 s here; the process is killed after 20 s). The tool, initialized, is
+// finalized once and the program's status is kept.
+TEST(registration, exit_from_a_thread_creation_notification_does_not_wait_for_that_thread)
+{
+    auto r     = run_process({app_sdk},
+                             {{"ROCP_TOOL_LIBRARIES", tool_a},
+                              {"TEST_TOOL_EXIT_IN_PRECREATE", "a"},
+                              {"ROCPROFILER_FINALIZE_TIMEOUT_MS", "60000"}},
+                             20);
+    auto lines = lines_of(r.output);
+    EXPECT_EQ(r.exit_code, 5) << r.output;
+    EXPECT_EQ(count_of(lines, "a: precreate exit(5)"), 1u) << r.output;
+    EXPECT_EQ(lines_starting(lines, "a: finalize"), 1u) << r.output;
+}

@@ -6,7 +6,8 @@
  * TEST_TOOL_FAIL_INIT=<name> returns -1 from initialize; TEST_TOOL_EARLY_FINALIZE=<name>
  * calls the finalize function from initialize; TEST_TOOL_EXIT_IN_INIT=<name> calls exit(3) from
  * initialize; TEST_TOOL_EXIT_ON_THREAD_IN_INIT=<name> starts a thread that calls exit(4), and
- * its initialize never returns. Built with TOOL_FORCES_IN_CONSTRUCTOR, the tool
+ * its initialize never returns; TEST_TOOL_EXIT_IN_PRECREATE=<name> calls exit(5) from its
+ * notification before the SDK creates a thread. Built with TOOL_FORCES_IN_CONSTRUCTOR, the tool
  * exports no rocprofiler_configure: its constructor passes its configure function to
  * rocprofiler_force_configure instead (a tool listed in ROCP_TOOL_LIBRARIES runs it while the
  * SDK loads it). */
@@ -42,6 +43,15 @@ env_is_me(const char* var)
 
 static rocprofiler_client_id_t* my_id = NULL;
 
+static void
+exit_5(rocprofiler_runtime_library_t lib, void* data)
+{
+    say("precreate exit(%d)", 5, 0);
+    exit(5);
+    (void)lib;
+    (void)data;
+}
+
 static void*
 exit_4(void* unused)
 {
@@ -62,6 +72,8 @@ tool_init(rocprofiler_client_finalize_t fini, void* data)
         data == (void*)&tool_name);
     if(env_is_me("TEST_TOOL_FAIL_INIT")) return -1;
     if(env_is_me("TEST_TOOL_EARLY_FINALIZE")) fini(*my_id);
+    if(env_is_me("TEST_TOOL_EXIT_IN_PRECREATE"))
+        rocprofiler_at_internal_thread_create(exit_5, NULL, ROCPROFILER_LIBRARY, NULL);
     if(env_is_me("TEST_TOOL_EXIT_IN_INIT"))
     {
         say("initialize exit(%d)", 3, 0);
