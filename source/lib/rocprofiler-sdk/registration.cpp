@@ -673,11 +673,15 @@ atfork_prepare()
     kfd::service::lock_for_fork();
     buffer::lock_all_for_fork();
     callback_thread::lock_all_for_fork();
+    // Last: no other lock is ever taken under it. A child forked by the initializing thread
+    // (from a tool's configure or initialize) goes on initializing, and takes it.
+    life().mutex.lock();
 }
 
 void
 unlock_after_fork()
 {
+    life().mutex.unlock();
     callback_thread::unlock_all_after_fork();
     buffer::unlock_all_after_fork();
     kfd::service::unlock_after_fork();
@@ -696,6 +700,15 @@ atfork_child()
     unlock_after_fork();
     if(current_phase() == phase::uninitialized) return;
     forked_child.store(true);
+    // An initialization running on another thread of the parent never ends here (that thread
+    // does not exist in the child): it counts as ended, with the configuration closed. The
+    // child stayed "initializing" forever, and any thread of it could configure as the tool
+    // whose initialize the parent was running.
+    if(current_phase() == phase::initializing && !is_initializer_thread())
+    {
+        configuring.store(UINT32_MAX);
+        set_phase(phase::initialized);
+    }
     callback_thread::forget_after_fork();
     buffer::discard_after_fork();
     kfd::service::forget_after_fork();

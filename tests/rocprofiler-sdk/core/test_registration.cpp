@@ -283,3 +283,17 @@ TEST(registration, exit_from_a_thread_creation_notification_does_not_wait_for_th
     EXPECT_EQ(count_of(lines, "a: precreate exit(5)"), 1u) << r.output;
     EXPECT_EQ(lines_starting(lines, "a: finalize"), 1u) << r.output;
 }
+
+// fork() on another thread while a tool's initialize runs (it waits for that thread): the
+// child's initialization cannot end (its thread is not in the child), so it counts as ended,
+// configuration closed (1 = initialized, 15 = CONFIGURATION_LOCKED). The child stayed
+// "initializing" (-1) forever, and its create_context succeeded as if it were that tool.
+TEST(registration, a_child_forked_while_tools_initialize_on_another_thread_is_not_initializing)
+{
+    auto r =
+        run_process({app_sdk}, {{"ROCP_TOOL_LIBRARIES", tool_a}, {"TEST_TOOL_FORK_IN_INIT", "a"}});
+    auto lines = lines_of(r.output);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(count_of(lines, "a: fork child is_initialized=1 create_context=15"), 1u) << r.output;
+    EXPECT_EQ(lines_starting(lines, "a: finalize"), 1u) << r.output;
+}

@@ -7,7 +7,9 @@
  * calls the finalize function from initialize; TEST_TOOL_EXIT_IN_INIT=<name> calls exit(3) from
  * initialize; TEST_TOOL_EXIT_ON_THREAD_IN_INIT=<name> starts a thread that calls exit(4), and
  * its initialize never returns; TEST_TOOL_EXIT_IN_PRECREATE=<name> calls exit(5) from its
- * notification before the SDK creates a thread. Built with TOOL_FORCES_IN_CONSTRUCTOR, the tool
+ * notification before the SDK creates a thread; TEST_TOOL_FORK_IN_INIT=<name> forks from a thread
+ * of its own while its initialize waits for that thread, and the child prints what it sees.
+ * Built with TOOL_FORCES_IN_CONSTRUCTOR, the tool
  * exports no rocprofiler_configure: its constructor passes its configure function to
  * rocprofiler_force_configure instead (a tool listed in ROCP_TOOL_LIBRARIES runs it while the
  * SDK loads it). */
@@ -18,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define STR2(x) #x
@@ -53,6 +56,24 @@ exit_5(rocprofiler_runtime_library_t lib, void* data)
 }
 
 static void*
+fork_and_wait(void* unused)
+{
+    pid_t child = fork();
+    if(child == 0)
+    {
+        int                      init = 0;
+        rocprofiler_context_id_t ctx  = {0};
+        rocprofiler_is_initialized(&init);
+        say("fork child is_initialized=%d create_context=%d", init,
+            (int)rocprofiler_create_context(&ctx));
+        _exit(0);
+    }
+    int status = 0;
+    if(child > 0) waitpid(child, &status, 0);
+    return unused;
+}
+
+static void*
 exit_4(void* unused)
 {
     say("thread exit(%d)", 4, 0);
@@ -74,6 +95,11 @@ tool_init(rocprofiler_client_finalize_t fini, void* data)
     if(env_is_me("TEST_TOOL_EARLY_FINALIZE")) fini(*my_id);
     if(env_is_me("TEST_TOOL_EXIT_IN_PRECREATE"))
         rocprofiler_at_internal_thread_create(exit_5, NULL, ROCPROFILER_LIBRARY, NULL);
+    if(env_is_me("TEST_TOOL_FORK_IN_INIT"))
+    {
+        pthread_t thread;
+        if(pthread_create(&thread, NULL, fork_and_wait, NULL) == 0) pthread_join(thread, NULL);
+    }
     if(env_is_me("TEST_TOOL_EXIT_IN_INIT"))
     {
         say("initialize exit(%d)", 3, 0);
