@@ -730,15 +730,55 @@ register_exit_handlers()
 }
 } // namespace
 
-void
-pin_library_of(const void* code) noexcept
+namespace
 {
-    if(code == nullptr) return;
+void
+pin_now(const void* code) noexcept
+{
     Dl_info info{};
     if(dladdr(code, &info) == 0 || info.dli_fname == nullptr || info.dli_fname[0] == '\0') return;
     // RTLD_NOLOAD | RTLD_NODELETE on a loaded object marks it never to be unloaded; the
     // reference this takes is never released either.
     if(void* pinned = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE)) (void)pinned;
+}
+
+// Pins asked for by other threads while tools initialize. When the program dlopens a tool
+// that links the SDK, initialization runs in the SDK's constructor, inside that dlopen, which
+// holds the loader's lock until it returns: a tool's thread calling dlopen (to pin) then
+// waits for it, and a tool's initialize waiting for that thread (as README allows) waited
+// forever. So such a pin is recorded here and made by the initializing thread (which holds
+// the loader's lock already) when initialization ends. Fixed storage: recording allocates
+// nothing and takes no lock.
+constexpr size_t                                        max_deferred_pins = 256;
+std::array<std::atomic<const void*>, max_deferred_pins> deferred_pins{};
+std::atomic<size_t>                                     deferred_pin_count{0};
+
+// On the initializing thread, once initialization ended (the phase changed first).
+void
+pin_deferred_libraries() noexcept
+{
+    const size_t count = std::min(deferred_pin_count.load(), max_deferred_pins);
+    for(size_t i = 0; i < count; ++i)
+        if(const void* code = deferred_pins[i].exchange(nullptr)) pin_now(code);
+}
+} // namespace
+
+void
+pin_library_of(const void* code) noexcept
+{
+    if(code == nullptr) return;
+    if(current_phase() == phase::initializing && !is_initializer_thread())
+    {
+        const size_t slot = deferred_pin_count.fetch_add(1);
+        if(slot < max_deferred_pins)
+        {
+            deferred_pins[slot].store(code);
+            // Initialization may have ended meanwhile, its deferred pins made before this
+            // store: then pin here (each side's store precedes its load: one sees the other).
+            if(current_phase() == phase::initializing) return;
+        }
+    }
+    pin_now(code);
 }
 
 phase
@@ -837,6 +877,7 @@ initialize() noexcept
         callback_thread::start_all();
         buffer::request_pending_deliveries();
         end_initialization();
+        pin_deferred_libraries();     // after the phase changed: see pin_library_of
         run_deferred_finalizations(); // asked for by other threads while tools initialized
         ROCP_INFO << "initialized with " << found.size() << " tool(s)";
     }
@@ -844,6 +885,7 @@ initialize() noexcept
     {
         ROCP_ERROR << "initialization failed: " << e.what();
         end_initialization();
+        pin_deferred_libraries();
     }
 }
 

@@ -19,6 +19,8 @@
  *   evil                 prints EVIL-CODE-RAN from configure (tool loading that must not happen)
  *   init-joins-thread    initialize waits for a thread of its own that calls
  *                        rocprofiler_force_configure and the loss stats
+ *   init-thread-makes-buffer  initialize waits (at most 20 s) for a thread of its own that
+ *                        creates a context and a buffer (the SDK pins the callback's library)
  *   init-thread-finalizes initialize waits for a thread of its own that calls the tool's
  *                        finalize function, then goes on configuring
  *   fini-joins-thread    finalize (at exit) waits for a thread of its own that calls
@@ -34,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static void say(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -86,11 +89,24 @@ second_tool_configure(uint32_t v, const char* rt, uint32_t p, rocprofiler_client
     return NULL;
 }
 
+static void on_records(rocprofiler_context_id_t c, rocprofiler_buffer_id_t b,
+                       rocprofiler_record_header_t** headers, size_t n, void* data, uint64_t drops);
+
 /* The tool's own worker: what it calls depends on the mode; it reports the statuses. */
 static void*
 worker(void* arg)
 {
     const char* where = (const char*)arg;
+    if(is_mode("init-thread-makes-buffer"))
+    {
+        rocprofiler_context_id_t other     = {0};
+        rocprofiler_buffer_id_t  other_buf = {0};
+        int                      s1        = (int)rocprofiler_create_context(&other);
+        int s2 = (int)rocprofiler_create_buffer(other, 4096, 0, ROCPROFILER_BUFFER_POLICY_DISCARD,
+                                                on_records, NULL, &other_buf);
+        say("%s thread: create_context=%d create_buffer=%d", where, s1, s2);
+        return NULL;
+    }
     if(is_mode("init-thread-finalizes"))
     {
         my_fini(*my_id);
@@ -113,6 +129,15 @@ run_worker_and_join(const char* where)
     if(pthread_create(&t, NULL, worker, (void*)where) != 0)
     {
         say("%s: pthread_create failed", where);
+        return;
+    }
+    if(is_mode("init-thread-makes-buffer"))
+    {
+        /* bounded: a hang shows as a line, not as the test's timeout */
+        struct timespec deadline;
+        clock_gettime(CLOCK_REALTIME, &deadline);
+        deadline.tv_sec += 20;
+        if(pthread_timedjoin_np(t, NULL, &deadline) != 0) say("%s: THREAD NEVER RETURNED", where);
         return;
     }
     pthread_join(t, NULL);
@@ -216,7 +241,8 @@ tool_init(rocprofiler_client_finalize_t fini, void* data)
     my_fini = fini;
     rocprofiler_at_internal_thread_create(precreate, NULL, ROCPROFILER_LIBRARY, NULL);
     rocprofiler_create_context(&ctx);
-    if(is_mode("init-joins-thread") || is_mode("init-thread-finalizes"))
+    if(is_mode("init-joins-thread") || is_mode("init-thread-finalizes") ||
+       is_mode("init-thread-makes-buffer"))
         run_worker_and_join("initialize");
     if(is_mode("finalize-in-init"))
     {

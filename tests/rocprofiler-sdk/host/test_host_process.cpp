@@ -39,6 +39,7 @@ const std::string sigwait_app = ROCP_TEST_HOST_SIGWAIT;
 const std::string small       = ROCP_TEST_HOST_SMALL_STACK;
 const std::string fd_reuse    = ROCP_TEST_HOST_FD_REUSE;
 const std::string dlclose_it  = ROCP_TEST_HOST_DLCLOSE;
+const std::string dlopen_it   = ROCP_TEST_HOST_DLOPEN;
 const std::string glog_app    = ROCP_TEST_HOST_GLOG;
 const std::string fork_app    = ROCP_TEST_HOST_FORK;
 const std::string wait_app    = ROCP_TEST_HOST_WAIT;
@@ -305,6 +306,24 @@ TEST(host_process, initialize_waiting_for_its_own_thread_calling_the_sdk_does_no
     EXPECT_TRUE(contains(r.output, "initialize create_buffer=0 configure=0 start=0")) << r.output;
     EXPECT_FALSE(contains(r.output, "SECOND TOOL CONFIGURED")) << r.output;
     EXPECT_TRUE(contains(r.output, "host-tool: finalize records=50")) << r.output;
+}
+
+// The same when the program dlopens the tool (Python's ctypes, plugin hosts): the SDK comes
+// with it and initializes inside that dlopen, which holds the loader's lock. The SDK's pinning
+// of the tool's library (a dlopen) on the tool's thread once waited for that lock, and the
+// tool's initialize for the thread: the program hung.
+TEST(host_process, initialize_waiting_for_its_thread_inside_a_programs_dlopen_does_not_hang)
+{
+    env_list env = {{"HOST_TOOL_MODE", "init-thread-makes-buffer"}};
+    if(const char* old = std::getenv("ROCP_HOST_TEST_LIBRARY_PATH"))
+        env.emplace_back("LD_LIBRARY_PATH", old);
+    auto r = run_process({dlopen_it, tool}, env, 60, true);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(
+        contains(r.output, "host-tool: initialize thread: create_context=0 create_buffer=0"))
+        << r.output;
+    EXPECT_FALSE(contains(r.output, "THREAD NEVER RETURNED")) << r.output;
+    EXPECT_TRUE(contains(r.output, "host-dlopen: loaded")) << r.output;
 }
 
 // The tool's finalize function called from another thread while its initialize runs (and
