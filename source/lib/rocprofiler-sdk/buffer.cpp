@@ -714,6 +714,9 @@ deliver_on_this_thread(record_buffer* b, int cancel_state)
         return ROCPROFILER_STATUS_ERROR;
     const cancellation::scoped_state as_caller{cancel_state};
     deliver(b->id);
+    // A finalization the callback asked for runs now, after it returned (as on a callback
+    // thread), not inside it.
+    callback_thread::run_after_delivery_hook();
     return ROCPROFILER_STATUS_SUCCESS;
 }
 } // namespace

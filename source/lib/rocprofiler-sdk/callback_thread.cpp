@@ -288,6 +288,12 @@ set_after_delivery_hook(void (*hook)()) noexcept
     after_delivery.store(hook);
 }
 
+void
+run_after_delivery_hook()
+{
+    if(auto hook = after_delivery.load()) hook();
+}
+
 bool
 exists(uint64_t thread_id)
 {

@@ -35,6 +35,9 @@ bool ended_by_tool(uint64_t thread_id) noexcept;
 // Runs after every delivery on a callback thread, outside any tool callback (used for
 // finalizations a tool asked for from inside its own callback).
 void set_after_delivery_hook(void (*hook)()) noexcept;
+// Runs that hook after a delivery on another thread (a flush delivering inline). May end the
+// thread as a delivery may (the unwind of a tool's pthread_exit).
+void run_after_delivery_hook();
 
 // Makes `buffer_id` deliver on `thread_id`.
 rocprofiler_status_t assign(uint64_t buffer_id, uint64_t thread_id);

@@ -631,7 +631,9 @@ finalize_client(rocprofiler_client_id_t id)
         if(is_finalized_or_finalizing() || in_forked_child()) return;
         client* target = find_client(id.handle);
         if(target == nullptr) return;
-        if(callback_thread::on_any_callback_thread())
+        // From inside a callback (on a callback thread, or delivered inline by a flush): after
+        // it returned, or the tool's finalize would run nested in its own callback.
+        if(callback_thread::on_any_callback_thread() || buffer::inside_delivery())
         {
             target->finalize_requested.store(true);
             deferred_finalizations.store(true);

@@ -19,6 +19,9 @@
  *   evil                 prints EVIL-CODE-RAN from configure (tool loading that must not happen)
  *   init-joins-thread    initialize waits for a thread of its own that calls
  *                        rocprofiler_force_configure and the loss stats
+ *   finalize-in-inline-callback  initialize waits until records are emitted, then flushes:
+ *                        no callback thread runs yet, so the callback runs inline there; it
+ *                        calls the tool's finalize function (which must run after it returns)
  *   init-thread-makes-buffer  initialize waits (at most 20 s) for a thread of its own that
  *                        creates a context and a buffer (the SDK pins the callback's library)
  *   init-thread-finalizes initialize waits for a thread of its own that calls the tool's
@@ -166,6 +169,9 @@ exit_after_thread_end(void* arg)
     exit(3);
 }
 
+/* finalize-in-inline-callback: set while the callback runs */
+static volatile int inside_callback;
+
 /* A gate on the SDK's own count, bounded: 10 s without the events fails the test. */
 static void
 wait_until_received(unsigned long n)
@@ -192,6 +198,13 @@ on_records(rocprofiler_context_id_t c, rocprofiler_buffer_id_t b,
     (void)drops;
     if(finalized) say("CALLBACK AFTER FINALIZE");
     __atomic_add_fetch(&records, (int)n, __ATOMIC_SEQ_CST);
+    if(is_mode("finalize-in-inline-callback"))
+    {
+        inside_callback = 1;
+        my_fini(*my_id);
+        say("inline callback: finalize function returned");
+        inside_callback = 0;
+    }
     if(is_mode("exit-in-callback")) exit(42);
     static int ended;
     if(is_mode("end-thread-in-callback") && !__atomic_exchange_n(&ended, 1, __ATOMIC_SEQ_CST))
@@ -303,6 +316,19 @@ tool_init(rocprofiler_client_finalize_t fini, void* data)
     }
     int s4 = (int)rocprofiler_start_context(ctx);
     say("initialize create_buffer=%d configure=%d start=%d", s2, s3, s4);
+    if(is_mode("finalize-in-inline-callback"))
+    {
+        wait_until_received(100); /* the log's 50 pairs: 50 records */
+        for(int i = 0; i < 10000; ++i)
+        {
+            rocprofiler_kfd_loss_stats_t st = {0};
+            st.size                         = sizeof(st);
+            rocprofiler_kfd_get_loss_stats(ROCPROFILER_KFD_ALL_GPUS, &st);
+            if(st.records_emitted >= 50) break;
+            usleep(1000);
+        }
+        say("initialize flush=%d", (int)rocprofiler_flush_buffer(buf));
+    }
     return 0;
 }
 
@@ -310,6 +336,7 @@ static void
 tool_fini(void* data)
 {
     (void)data;
+    if(inside_callback) say("FINALIZE INSIDE ITS OWN CALLBACK");
     if(is_mode("fini-joins-thread")) run_worker_and_join("finalize");
     rocprofiler_kfd_loss_stats_t s = {0};
     s.size                         = sizeof(s);

@@ -326,6 +326,24 @@ TEST(host_process, initialize_waiting_for_its_thread_inside_a_programs_dlopen_do
     EXPECT_TRUE(contains(r.output, "host-dlopen: loaded")) << r.output;
 }
 
+// A callback delivered inline by a flush (no callback thread runs during initialize) that
+// calls the tool's finalize function: the finalize runs after the callback returned, once,
+// not nested inside it.
+TEST(host_process, finalize_asked_from_an_inline_callback_runs_after_it)
+{
+    scratch_dir dir;
+    auto        r = run_traced(dir, {app_plain}, fault_log(50),
+                               {{"HOST_TOOL_MODE", "finalize-in-inline-callback"}});
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    auto returned  = r.output.find("host-tool: inline callback: finalize function returned");
+    auto finalized = r.output.find("host-tool: finalize records=50");
+    ASSERT_NE(returned, std::string::npos) << r.output;
+    ASSERT_NE(finalized, std::string::npos) << r.output;
+    EXPECT_LT(returned, finalized) << r.output;
+    EXPECT_FALSE(contains(r.output, "FINALIZE INSIDE ITS OWN CALLBACK")) << r.output;
+    EXPECT_EQ(lines_starting_with(r.output, "host-tool: finalize").size(), 1u) << r.output;
+}
+
 // The tool's finalize function called from another thread while its initialize runs (and
 // waits for that thread): the call returns, initialize goes on, the tool is finalized once
 // when initialization ends and gets no callback after it.
