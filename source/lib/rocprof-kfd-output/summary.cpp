@@ -139,23 +139,15 @@ merge_neighbour_intervals(std::vector<std::pair<uint64_t, uint64_t>>& intervals)
 
 namespace
 {
-// The heaviest ranges of a table with weight, heaviest first; ties by address, then pid, then
-// input.
+// The heaviest ranges of a table with weight, heaviest first; ties in key order, which for
+// these tables (no pair of locations) is by address, then pid, then input.
 std::vector<heavy_entry>
 heaviest(const heavy_hitters& table)
 {
-    auto top = table.top(table.size());
+    auto top = table.top(top_ranges);
     top.erase(
         std::remove_if(top.begin(), top.end(), [](const heavy_entry& e) { return e.weight == 0; }),
         top.end());
-    std::stable_sort(top.begin(), top.end(),
-                     [](const heavy_entry& x, const heavy_entry& y)
-                     {
-                         if(x.weight != y.weight) return x.weight > y.weight;
-                         return std::tie(x.key.block, x.key.pid, x.key.input) <
-                                std::tie(y.key.block, y.key.pid, y.key.input);
-                     });
-    if(top.size() > top_ranges) top.resize(top_ranges);
     return top;
 }
 } // namespace

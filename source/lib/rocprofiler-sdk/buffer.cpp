@@ -9,6 +9,7 @@
 #include "rocprofiler-sdk/env.hpp"
 #include "rocprofiler-sdk/logging.hpp"
 #include "rocprofiler-sdk/registration.hpp"
+#include "rocprofiler-sdk/sized_copy.hpp"
 
 #include <rocprofiler-sdk/ext/kfd.h>
 
@@ -1126,9 +1127,7 @@ extern "C"
                             out.records_pending     = t.pending_count;
                             out.records_discarded   = t.discarded;
                             out.records_in_delivery = t.in_delivery;
-                            const size_t n          = std::min<size_t>(stats->size, sizeof(out));
-                            std::memcpy(stats, &out, n);
-                            stats->size = n;
+                            copy_sized(out, stats);
                             return ROCPROFILER_STATUS_SUCCESS;
                         });
     }

@@ -13,6 +13,8 @@
 #include "rocprofiler-sdk/kfd/reader.hpp"
 #include "rocprofiler-sdk/kfd/reader_slice.hpp"
 #include "rocprofiler-sdk/logging.hpp"
+#include "rocprofiler-sdk/sized_copy.hpp"
+#include "rocprofiler-sdk/sized_copy.hpp"
 
 #include "common/kfd_abi.hpp"
 
@@ -698,9 +700,7 @@ sum_loss_stats(state& s, uint64_t gpu_id, rocprofiler_kfd_loss_stats_t* stats) n
     if(gpu_id == ROCPROFILER_KFD_ALL_GPUS) out.records_dropped += s.abandoned_records.load();
     out.size   = sizeof(out);
     out.gpu_id = gpu_id;
-    auto n     = std::min<size_t>(stats->size, sizeof(out));
-    std::memcpy(stats, &out, n);
-    stats->size = n;
+    copy_sized(out, stats);
     return ROCPROFILER_STATUS_SUCCESS;
 }
 } // namespace
