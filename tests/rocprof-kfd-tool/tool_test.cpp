@@ -19,12 +19,24 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <ctime>
 
 using namespace kfd_out_test;
 using json = nlohmann::json;
 
 namespace
 {
+uint64_t
+boot_time_unix_ns_here()
+{
+    timespec real{}, boot{};
+    clock_gettime(CLOCK_REALTIME, &real);
+    clock_gettime(CLOCK_BOOTTIME, &boot);
+    auto ns = [](const timespec& t)
+    { return static_cast<uint64_t>(t.tv_sec) * 1000000000ull + static_cast<uint64_t>(t.tv_nsec); };
+    return ns(real) - ns(boot);
+}
+
 const char* const all_formats = "summary,csv,json,perfetto,chrome-trace,sqlite";
 // Indexed by time and address (docs/rocprof-kfd-outputs.md).
 const std::vector<std::string> db_indexes = {
@@ -117,6 +129,14 @@ check_every_format(const std::string& log, const std::string& expect, const std:
     EXPECT_EQ(results["end_ns"], r.summary["metadata"]["end_ns"]) << label;
     EXPECT_EQ(results["wall_ns"], r.summary["metadata"]["wall_ns"]) << label;
     EXPECT_GT(results["wall_ns"].get<uint64_t>(), 0u) << label;
+    // The boot clock's start in Unix time, for merges across hosts: this host's (the two
+    // clocks differ by a constant that only a step of the real-time clock or a suspend
+    // changes; 100 ms leaves room for such a step by NTP while the test runs).
+    ASSERT_TRUE(r.summary["metadata"]["boot_time_unix_ns"].is_number_unsigned()) << label;
+    const uint64_t boot = r.summary["metadata"]["boot_time_unix_ns"];
+    EXPECT_EQ(results["metadata"]["boot_time_unix_ns"], boot) << label;
+    const double here = static_cast<double>(boot_time_unix_ns_here());
+    EXPECT_NEAR(static_cast<double>(boot), here, 1e8) << label;
     EXPECT_EQ(results["loss"]["records_emitted"], r.oracle.size()) << label;
     EXPECT_FALSE(results["agents"].empty()) << label;
 

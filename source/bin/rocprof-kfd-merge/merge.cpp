@@ -11,7 +11,9 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <memory>
+#include <optional>
 #include <set>
 
 namespace rocprof_kfd
@@ -43,6 +45,56 @@ distinct_pid(std::set<uint32_t>& used, uint32_t pid)
         pid = pid == 0 ? 1 : pid + 1000000;
     used.insert(pid);
     return pid;
+}
+
+// Each input's boot clock moved onto one time axis. A host's processes share its boot clock,
+// so their timestamps stay as they are relative to each other: one shift per host, from the
+// first of its inputs that has an anchor. The axis is the boot clock of the host that booted
+// first (every shift is then >= 0). A merge of one host's inputs moves nothing.
+struct clock_alignment
+{
+    std::vector<uint64_t>    shift_ns;          // per input, added to each timestamp
+    std::optional<uint64_t>  boot_time_unix_ns; // of the merged axis
+    std::vector<std::string> hosts_without_anchor;
+};
+
+clock_alignment
+align_clocks(const std::vector<run_info>& headers)
+{
+    std::map<std::string, std::optional<uint64_t>> anchor_of; // host -> its anchor
+    for(const auto& h : headers)
+    {
+        auto& anchor = anchor_of[h.hostname];
+        if(!anchor) anchor = h.boot_time_unix_ns;
+    }
+    clock_alignment al;
+    al.shift_ns.assign(headers.size(), 0);
+    std::optional<uint64_t> earliest;
+    for(const auto& [host, anchor] : anchor_of)
+    {
+        if(!anchor)
+            al.hosts_without_anchor.push_back(host);
+        else if(!earliest || *anchor < *earliest)
+            earliest = anchor;
+    }
+    if(anchor_of.size() == 1)
+    {
+        al.boot_time_unix_ns = anchor_of.begin()->second;
+        al.hosts_without_anchor.clear();
+        return al;
+    }
+    if(!al.hosts_without_anchor.empty()) return al; // no common axis: left as they are
+    al.boot_time_unix_ns = earliest;
+    for(size_t i = 0; i < headers.size(); ++i)
+        al.shift_ns[i] = *anchor_of[headers[i].hostname] - *earliest;
+    return al;
+}
+
+void
+shift_record(record& r, uint64_t shift)
+{
+    r.start_timestamp += shift;
+    r.end_timestamp += shift;
 }
 
 void
@@ -83,6 +135,23 @@ merge_outputs(const merge_options& options)
         return 1;
     }
 
+    // The metadata of every input first: the clock shifts must be known before any record.
+    std::vector<run_info> headers(outputs.size());
+    for(size_t i = 0; i < outputs.size(); ++i)
+        read_summary_metadata(outputs[i].first, outputs[i].second, headers[i]);
+    const clock_alignment clocks = align_clocks(headers);
+    if(!clocks.hosts_without_anchor.empty())
+    {
+        std::string hosts;
+        for(const auto& h : clocks.hosts_without_anchor)
+            hosts += (hosts.empty() ? "" : ", ") + (h.empty() ? std::string{"(unnamed)"} : h);
+        std::fprintf(stderr,
+                     "rocprof-kfd-merge: the outputs of %s have no boot_time_unix_ns (written "
+                     "by an older rocprof-kfd, or no summary.json): each host's timestamps stay "
+                     "on its own boot clock, not aligned with the others'\n",
+                     hosts.c_str());
+    }
+
     perfetto_trace trace;
     std::string    trace_path = output_path(options.output, "", "trace.pftrace");
     if(!trace.open(trace_path)) return 1;
@@ -98,13 +167,16 @@ merge_outputs(const merge_options& options)
         const std::string& dir  = outputs[i].first;
         const std::string& stem = outputs[i].second;
         // First pass: metadata only (the process track needs it before the records).
-        run_info      run;
-        auto          own   = std::make_unique<summary_builder>(options.thrashing_threshold);
-        bool          began = false;
-        uint64_t      count = 0;
-        source_result r     = read_output(dir, stem, run,
-                                          [&](const record& rec)
-                                          {
+        run_info       run;
+        auto           own   = std::make_unique<summary_builder>(options.thrashing_threshold);
+        bool           began = false;
+        uint64_t       count = 0;
+        const uint64_t shift = clocks.shift_ns[i];
+        source_result  r     = read_output(dir, stem, run,
+                                           [&](const record& original)
+                                           {
+                                          record rec = original;
+                                          shift_record(rec, shift);
                                           if(!began)
                                           {
                                               trace.begin_process(run, distinct_pid(pids, run.pid));
@@ -115,7 +187,7 @@ merge_outputs(const merge_options& options)
                                           merged.add(rec, static_cast<uint32_t>(i + 1));
                                           if(++count % 100000 == 0)
                                               progress_line(options.progress, i + 1, outputs.size(),
-                                                                dir, count, false);
+                                                                 dir, count, false);
                                       });
         if(!r.ok)
         {
@@ -129,6 +201,8 @@ merge_outputs(const merge_options& options)
         trace.flush();
         progress_line(options.progress, i + 1, outputs.size(), dir, count, true);
 
+        if(run.start_ns) run.start_ns += shift;
+        if(run.end_ns) run.end_ns += shift;
         if(all.command.empty()) all.command = run.command;
         if(all.sdk_version.empty()) all.sdk_version = run.sdk_version;
         if(all.kernel_release.empty()) all.kernel_release = run.kernel_release;
@@ -145,6 +219,7 @@ merge_outputs(const merge_options& options)
     }
     for(const auto& h : hosts)
         all.hostname += (all.hostname.empty() ? "" : ",") + h;
+    all.boot_time_unix_ns = clocks.boot_time_unix_ns;
 
     bool                     ok = trace.close();
     std::vector<std::string> written;

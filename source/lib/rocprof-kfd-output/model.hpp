@@ -59,9 +59,13 @@ struct run_info
     bool                       emulated = false;
     uint64_t                   start_ns = 0; // CLOCK_BOOTTIME
     uint64_t                   end_ns   = 0;
-    std::vector<agent_info>    agents;
-    loss_info                  loss;
-    std::vector<merged_input>  inputs; // merged summaries only
+    // The Unix time (CLOCK_REALTIME) at which CLOCK_BOOTTIME was 0, read as the run started:
+    // a timestamp plus this is its Unix time. It lets a merge put the records of several hosts,
+    // each on its own boot clock, on one time axis. Absent in outputs written before it existed.
+    std::optional<uint64_t>   boot_time_unix_ns;
+    std::vector<agent_info>   agents;
+    loss_info                 loss;
+    std::vector<merged_input> inputs; // merged summaries only
 };
 
 // The agent with this gpu_id, or nullptr.

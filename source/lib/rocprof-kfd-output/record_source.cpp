@@ -91,6 +91,8 @@ read_metadata(const json& m, run_info& run)
     if(m.contains("emulated") && m["emulated"].is_boolean()) run.emulated = m["emulated"];
     run.start_ns = number(m, "start_ns");
     run.end_ns   = number(m, "end_ns");
+    if(auto it = m.find("boot_time_unix_ns"); it != m.end() && it->is_number_unsigned())
+        run.boot_time_unix_ns = it->get<uint64_t>();
 }
 
 void
@@ -328,6 +330,7 @@ read_sqlite_records(const std::string& path, run_info& run, const record_callbac
               if(k == "kfd_version" && !v.empty()) run.kfd_version = v;
               if(k == "emulated") run.emulated = v == "1";
               if(k == "start_ns") run.start_ns = std::stoull(v);
+              if(k == "boot_time_unix_ns" && !v.empty()) run.boot_time_unix_ns = std::stoull(v);
               if(k == "end_ns") run.end_ns = std::stoull(v);
               if(k == "complete") result.complete = v == "1";
               if(k == "command" && run.command.empty())
@@ -530,6 +533,13 @@ find_output_dirs(const std::string& root)
     };
     walk(root, 0);
     return out;
+}
+
+bool
+read_summary_metadata(const std::string& dir, const std::string& stem, run_info& run)
+{
+    bool complete = false;
+    return read_summary_header(output_path(dir, stem, "summary.json"), run, complete);
 }
 
 source_result

@@ -209,6 +209,8 @@ private:
             {"kfd_version", run.kfd_version ? *run.kfd_version : ""},
             {"emulated", run.emulated ? "1" : "0"},
             {"start_ns", std::to_string(run.start_ns)},
+            {"boot_time_unix_ns",
+             run.boot_time_unix_ns ? std::to_string(*run.boot_time_unix_ns) : ""},
             {"end_ns", std::to_string(run.end_ns)},
             {"records", std::to_string(s ? s->records() : 0)},
         };

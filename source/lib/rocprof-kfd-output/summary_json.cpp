@@ -47,7 +47,8 @@ metadata_json(const run_info& run, const summary_builder& s, bool end_known)
            ",\"emulated\":" + (run.emulated ? "true" : "false");
     uint64_t start = run.start_ns ? run.start_ns : (s.records() ? s.first_ns() : 0);
     uint64_t end   = run.end_ns ? run.end_ns : (s.records() ? s.last_ns() : start);
-    out += ",\"start_ns\":" + u(start);
+    out += ",\"start_ns\":" + u(start) +
+           ",\"boot_time_unix_ns\":" + (run.boot_time_unix_ns ? u(*run.boot_time_unix_ns) : "null");
     if(!end_known) return out + ",\"end_ns\":null,\"wall_ns\":null}";
     out += ",\"end_ns\":" + u(end) + ",\"wall_ns\":" + u(wall_ns(run, s)) + "}";
     return out;

@@ -124,6 +124,22 @@ boottime_ns()
     return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
 }
 
+// The Unix time at which the boot clock was 0: the real-time clock read between two readings of
+// the boot clock, less their midpoint. Absent if the real-time clock reads before the boot.
+std::optional<uint64_t>
+boot_time_unix_ns()
+{
+    timespec real{};
+    uint64_t before = boottime_ns();
+    clock_gettime(CLOCK_REALTIME, &real);
+    uint64_t after = boottime_ns();
+    uint64_t unix_ns =
+        static_cast<uint64_t>(real.tv_sec) * 1000000000ull + static_cast<uint64_t>(real.tv_nsec);
+    uint64_t boot_ns = before + (after - before) / 2;
+    if(unix_ns < boot_ns) return std::nullopt;
+    return unix_ns - boot_ns;
+}
+
 std::vector<std::string>
 command_line(const tool_config& config)
 {
@@ -198,9 +214,10 @@ fill_run_info(tool_state& s)
         std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
     utsname u{};
     if(uname(&u) == 0) run.kernel_release = u.release;
-    const char* emulator = env("KFD_EMULATOR_LOG");
-    run.emulated         = emulator && *emulator;
-    run.start_ns         = boottime_ns();
+    const char* emulator  = env("KFD_EMULATOR_LOG");
+    run.emulated          = emulator && *emulator;
+    run.start_ns          = boottime_ns();
+    run.boot_time_unix_ns = boot_time_unix_ns();
     rocprofiler_query_available_agents(ROCPROFILER_AGENT_INFO_VERSION_0, collect_agents,
                                        sizeof(rocprofiler_agent_v0_t), &run.agents);
 }

@@ -12,6 +12,8 @@
 #include <dirent.h>
 
 #include <cstdio>
+#include <optional>
+#include <regex>
 #include <set>
 
 using namespace kfd_out_test;
@@ -21,6 +23,23 @@ namespace
 {
 const char* const logs[3]  = {"thrashing-2gpu-6.12", "streaming-1gpu-6.13", "prefetch-1gpu-6.13"};
 const char* const hosts[3] = {"hostA", "hostA", "hostB"};
+// Each rank's boot_time_unix_ns, written into its outputs: hostB booted 5 s after hostA, so
+// on hostA's clock its timestamps are 5 s later. Rank 1 (hostA too) reads its host's clock
+// 7 ns apart from rank 0: a host's processes share one boot clock, and the merge must keep
+// their timestamps as they are.
+constexpr uint64_t hostA_boot        = 1'700'000'000'000'000'000ull;
+constexpr uint64_t hostB_later       = 5'000'000'000ull;
+const uint64_t     boot_unix_ns[3]   = {hostA_boot, hostA_boot + 7, hostA_boot + hostB_later};
+const uint64_t     shift_on_merge[3] = {0, 0, hostB_later};
+
+// The text with its "boot_time_unix_ns" values replaced (null: an output without one).
+std::string
+with_boot_time(const std::string& text, std::optional<uint64_t> boot)
+{
+    static const std::regex field{"\"boot_time_unix_ns\":(null|[0-9]+)"};
+    return std::regex_replace(text, field,
+                              "\"boot_time_unix_ns\":" + (boot ? std::to_string(*boot) : "null"));
+}
 
 std::string
 replace_all(std::string text, const std::string& from, const std::string& to)
@@ -62,20 +81,26 @@ run_ranks(ranks& r, const std::string& formats)
         {
             std::string text = slurp(out + "/" + f);
             if(!text.empty())
-                spit(out + "/" + f,
-                     replace_all(text, "\"hostname\":" + json(real).dump(),
-                                 "\"hostname\":\"" + std::string(hosts[rank]) + "\""));
+                spit(
+                    out + "/" + f,
+                    with_boot_time(replace_all(text, "\"hostname\":" + json(real).dump(),
+                                               "\"hostname\":\"" + std::string(hosts[rank]) + "\""),
+                                   boot_unix_ns[rank]));
         }
         if(formats.find("sqlite") != std::string::npos)
         {
             auto sql = run_program({"/usr/bin/sqlite3", out + "/kfd.db",
                                     "UPDATE metadata SET value='" + std::string(hosts[rank]) +
-                                        "' WHERE key='hostname'"},
+                                        "' WHERE key='hostname'; UPDATE metadata SET value='" +
+                                        std::to_string(boot_unix_ns[rank]) +
+                                        "' WHERE key='boot_time_unix_ns'"},
                                    {});
             ASSERT_EQ(sql.exit_code, 0) << sql.out;
         }
         auto part = read_expect(std::string(logs_dir()) + "/" + name + ".expect.csv",
                                 self_pid_of_log(log), pid);
+        for(auto& rec : part)
+            rec.start += shift_on_merge[rank], rec.end += shift_on_merge[rank];
         r.oracle.insert(r.oracle.end(), part.begin(), part.end());
         r.outs.push_back(out);
         r.pids.push_back(pid);
@@ -106,6 +131,9 @@ check_merge(ranks& r, const std::string& label)
         EXPECT_EQ(in["complete"], true) << label;
     }
     EXPECT_EQ(s["metadata"]["hostname"], "hostA,hostB") << label;
+    // The merged time axis is hostA's boot clock (the host that booted first).
+    EXPECT_EQ(s["metadata"]["boot_time_unix_ns"], hostA_boot) << label;
+    EXPECT_EQ(run.out.find("not aligned"), std::string::npos) << run.out;
     // The merged summary is the summary of all three oracles together.
     check_summary(s, r.oracle, 4, label);
     EXPECT_FALSE(slurp(merged + "/summary.txt").empty());
@@ -146,6 +174,31 @@ TEST(merge, three_ranks_two_hosts_from_csv)
     ranks r;
     run_ranks(r, "summary,csv");
     check_merge(r, "csv inputs");
+}
+
+TEST(merge, a_host_without_a_boot_time_leaves_every_clock_as_it_was)
+{
+    // hostB's outputs as an older rocprof-kfd wrote them: there is no common time axis, so no
+    // input is moved, and the merge says so in one line.
+    ranks r;
+    run_ranks(r, "summary,json");
+    for(const char* f : {"/summary.json", "/results.json"})
+        spit(r.outs[2] + f, with_boot_time(slurp(r.outs[2] + f), std::nullopt));
+    std::vector<oracle_record> unshifted = r.oracle;
+    for(auto& rec : unshifted)
+        if(rec.pid == r.pids[2]) rec.start -= hostB_later, rec.end -= hostB_later;
+
+    std::string merged = r.dir.file("merged");
+    auto        run    = run_program({merge_program(), "-o", merged, r.dir.file("job")}, {});
+    ASSERT_EQ(run.exit_code, 0) << run.out;
+    EXPECT_NE(run.out.find("rocprof-kfd-merge: the outputs of hostB have no boot_time_unix_ns"),
+              std::string::npos)
+        << run.out;
+    json s = json::parse(slurp(merged + "/summary.json"), nullptr, false);
+    ASSERT_FALSE(s.is_discarded());
+    EXPECT_TRUE(s["metadata"]["boot_time_unix_ns"].is_null());
+    check_summary(s, unshifted, 4, "hostB without a boot time");
+    EXPECT_EQ(check_pftrace(merged + "/trace.pftrace").records, canonical_sorted(unshifted));
 }
 
 TEST(merge, usage_errors)
