@@ -30,11 +30,15 @@ add_loss(loss_info& total, const loss_info& one)
     total.records_not_received += one.records_not_received;
 }
 
+// The agents of one input, of host number `host` (model.hpp's node_key).
 void
-add_agents(std::vector<agent_info>& all, const std::vector<agent_info>& more)
+add_agents(std::vector<agent_info>& all, const std::vector<agent_info>& more, uint32_t host)
 {
-    for(const auto& a : more)
-        if(!find_agent(all, a.gpu_id)) all.push_back(a);
+    for(auto a : more)
+    {
+        a.host = host;
+        if(!find_agent(all, make_node_key(host, a.gpu_id))) all.push_back(a);
+    }
 }
 
 // A pid no earlier input showed (pids of different hosts may collide).
@@ -160,6 +164,12 @@ merge_outputs(const merge_options& options)
     run_info              all;
     std::set<uint32_t>    pids;
     std::set<std::string> hosts;
+    // Each host's number (node_key), in the order the inputs show them: equal gpu_ids of two
+    // hosts are two GPUs.
+    std::map<std::string, uint32_t> host_numbers;
+    auto                            number_of_host = [&](const std::string& name) {
+        return host_numbers.emplace(name, static_cast<uint32_t>(host_numbers.size())).first->second;
+    };
     all.loss.valid = true;
     std::string inputs_json;
     for(size_t i = 0; i < outputs.size(); ++i)
@@ -172,6 +182,7 @@ merge_outputs(const merge_options& options)
         bool           began = false;
         uint64_t       count = 0;
         const uint64_t shift = clocks.shift_ns[i];
+        uint32_t       host  = 0;
         source_result  r     = read_output(dir, stem, run,
                                            [&](const record& original)
                                            {
@@ -180,11 +191,12 @@ merge_outputs(const merge_options& options)
                                           if(!began)
                                           {
                                               trace.begin_process(run, distinct_pid(pids, run.pid));
+                                              host  = number_of_host(run.hostname);
                                               began = true;
                                           }
                                           trace.write(rec);
                                           own->add(rec);
-                                          merged.add(rec, static_cast<uint32_t>(i + 1));
+                                          merged.add(rec, static_cast<uint32_t>(i + 1), host);
                                           if(++count % 100000 == 0)
                                               progress_line(options.progress, i + 1, outputs.size(),
                                                                  dir, count, false);
@@ -196,7 +208,11 @@ merge_outputs(const merge_options& options)
             status = 1;
             continue;
         }
-        if(!began) trace.begin_process(run, distinct_pid(pids, run.pid));
+        if(!began)
+        {
+            trace.begin_process(run, distinct_pid(pids, run.pid));
+            host = number_of_host(run.hostname);
+        }
         trace.write_counters(*own);
         trace.flush();
         progress_line(options.progress, i + 1, outputs.size(), dir, count, true);
@@ -212,7 +228,7 @@ merge_outputs(const merge_options& options)
         if(run.end_ns > all.end_ns) all.end_ns = run.end_ns;
         if(all.pid == 0) all.pid = run.pid;
         hosts.insert(run.hostname);
-        add_agents(all.agents, run.agents);
+        add_agents(all.agents, run.agents, host);
         if(!r.complete) run.loss.valid = false;
         add_loss(all.loss, run.loss);
         all.inputs.push_back({dir, run.hostname, run.rank, run.pid, r.records, r.complete, stem});
@@ -220,6 +236,12 @@ merge_outputs(const merge_options& options)
     for(const auto& h : hosts)
         all.hostname += (all.hostname.empty() ? "" : ",") + h;
     all.boot_time_unix_ns = clocks.boot_time_unix_ns;
+    if(host_numbers.size() > 1)
+    {
+        all.hosts.resize(host_numbers.size());
+        for(const auto& [name, number] : host_numbers)
+            all.hosts[number] = name;
+    }
 
     bool                     ok = trace.close();
     std::vector<std::string> written;

@@ -74,7 +74,8 @@ max_of(const std::vector<double>& v)
 std::string
 direction_label(const Summary& s, uint64_t from, uint64_t to)
 {
-    const char* kind = from == 0 ? (to == 0 ? "HtoH" : "HtoD") : (to == 0 ? "DtoH" : "DtoD");
+    const bool  from_cpu = gpu_id_of(from) == 0, to_cpu = gpu_id_of(to) == 0;
+    const char* kind = from_cpu ? (to_cpu ? "HtoH" : "HtoD") : (to_cpu ? "DtoH" : "DtoD");
     return fmt::format("{} {} → {}", kind, device_label(s, from), device_label(s, to));
 }
 } // namespace
@@ -96,14 +97,37 @@ time_domain(const Summary& s)
     return d;
 }
 
-std::string
-device_label(const Summary& s, uint64_t gpu_id)
+namespace
 {
-    if(gpu_id == 0) return "CPU";
+std::string
+device_name(const Summary& s, uint64_t node)
+{
+    if(gpu_id_of(node) == 0) return "CPU";
     for(const Agent& a : s.agents)
-        if(a.gpu_id == gpu_id)
+        if(a.gpu_id == node)
             return fmt::format("{} node {}", a.name.empty() ? "GPU" : a.name, a.node_id);
-    return fmt::format("gpu_id {}", gpu_id);
+    return fmt::format("gpu_id {}", gpu_id_of(node));
+}
+
+std::string
+host_data_attribute(const Summary& s, uint64_t node)
+{
+    const std::string& host = host_of(s, node);
+    return host.empty() ? "" : fmt::format(" data-host=\"{}\"", escape(host));
+}
+} // namespace
+
+std::string
+device_label(const Summary& s, uint64_t node)
+{
+    const std::string& host = host_of(s, node);
+    return host.empty() ? device_name(s, node) : device_name(s, node) + " @ " + host;
+}
+
+std::string
+gpu_data_attributes(const Summary& s, uint64_t node)
+{
+    return fmt::format(" data-gpu-id=\"{}\"", gpu_id_of(node)) + host_data_attribute(s, node);
 }
 
 std::vector<BandwidthSeries>
@@ -208,10 +232,12 @@ bandwidth_plot(const Summary& s, const TimeDomain& d)
     {
         out += fmt::format(
             "<path class=\"series\" fill=\"{}\" data-label=\"{}\" "
-            "data-from-node=\"{}\" data-to-node=\"{}\" data-values=\"{}\" d=\"{}\">"
+            "data-from-node=\"{}\" data-to-node=\"{}\"{} data-values=\"{}\" d=\"{}\">"
             "<title>{}</title></path>",
-            b.colour, escape(b.label), b.other ? std::string("other") : std::to_string(b.from_node),
-            b.other ? std::string("other") : std::to_string(b.to_node), number_list(b.gb_per_s),
+            b.colour, escape(b.label),
+            b.other ? std::string("other") : std::to_string(gpu_id_of(b.from_node)),
+            b.other ? std::string("other") : std::to_string(gpu_id_of(b.to_node)),
+            b.other ? std::string() : host_data_attribute(s, b.from_node), number_list(b.gb_per_s),
             step_area(lower, b.gb_per_s, x_of, y), escape(b.label));
         for(size_t i = 0; i < t.bins; ++i)
             lower[i] += b.gb_per_s[i];
@@ -269,10 +295,10 @@ fault_rate_plot(const Summary& s, const TimeDomain& d)
         pf.bottom = f.height - (pf.top + panel_h);
         const LinearScale y{0, ymax, pf.inner_bottom(), pf.inner_top()};
         const uint64_t    gpu = t.faults[g].gpu_id;
-        out +=
-            fmt::format("<g class=\"panel\" data-gpu-id=\"{}\"><text class=\"panel-title\" "
-                        "x=\"{:.1f}\" y=\"{:.1f}\">{}</text>",
-                        gpu, pf.inner_left() + 4, pf.inner_top() - 3, escape(device_label(s, gpu)));
+        out += fmt::format("<g class=\"panel\"{}><text class=\"panel-title\" "
+                           "x=\"{:.1f}\" y=\"{:.1f}\">{}</text>",
+                           gpu_data_attributes(s, gpu), pf.inner_left() + 4, pf.inner_top() - 3,
+                           escape(device_label(s, gpu)));
         out += axis_left(pf, y, nice_ticks(0, ymax, 3), g == 0 ? "faults/s" : "");
         const std::vector<double> zero(t.bins, 0.0);
         const std::string         label = escape(device_label(s, gpu));
@@ -440,14 +466,14 @@ queue_strip_plot(const Summary& s, const TimeDomain& d)
             if(q.gpu_id == gpu) total = q.total_ns, count = q.count, share = q.share_of_wall;
         for(const QueueIntervals& q : s.queue_suspensions)
             if(q.gpu_id == gpu) intervals = q.intervals, merged = q.intervals_merged;
-        out += fmt::format("<g class=\"row\" data-gpu-id=\"{}\" data-count=\"{}\" "
+        out += fmt::format("<g class=\"row\"{} data-count=\"{}\" "
                            "data-total-ns=\"{}\" data-share=\"{}\" data-intervals=\"{}\" "
                            "data-intervals-merged=\"{}\"><text x=\"{:.1f}\" y=\"{:.1f}\" "
                            "text-anchor=\"end\">{}</text><rect class=\"track\" x=\"{:.1f}\" "
                            "y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\"/>",
-                           gpu, count, total, format_number(share, 6), intervals.size(),
-                           merged ? "true" : "false", f.inner_left() - 8, y0 + row_h / 2 + 4,
-                           escape(device_label(s, gpu)), f.inner_left(), y0 + 3,
+                           gpu_data_attributes(s, gpu), count, total, format_number(share, 6),
+                           intervals.size(), merged ? "true" : "false", f.inner_left() - 8,
+                           y0 + row_h / 2 + 4, escape(device_label(s, gpu)), f.inner_left(), y0 + 3,
                            f.inner_right() - f.inner_left(), row_h - 6);
         for(const auto& [a, b] : join_close_intervals(intervals, one_px_ns / 2))
         {

@@ -20,8 +20,11 @@ struct TimeDomain
 };
 TimeDomain time_domain(const Summary& s);
 
-// "CPU" for gpu_id 0, else the agent's name and node ("gfx90a node 2"), else "gpu_id N".
-std::string device_label(const Summary& s, uint64_t gpu_id);
+// "CPU" for gpu_id 0, else the agent's name and node ("gfx90a node 2"), else "gpu_id N"; and
+// " @ host" in a merged summary of several hosts. `node` is a node key (Summary::hosts).
+std::string device_label(const Summary& s, uint64_t node);
+// ` data-gpu-id="N"`, and ` data-host="h"` where the summary names the node's host.
+std::string gpu_data_attributes(const Summary& s, uint64_t node);
 
 // One stacked series of the bandwidth plot: GB/s per timeline bin.
 struct BandwidthSeries

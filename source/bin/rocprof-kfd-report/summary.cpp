@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 
@@ -249,8 +250,24 @@ check_bins(const std::vector<double>& values, uint64_t bins, const std::string& 
     if(values.size() != bins) fail(path, "as many values as timeline.bins");
 }
 
+// A node's key (Summary::hosts): its gpu_id, with its host's number above bit 32 when the
+// entry names a host (a merged summary of several hosts).
+uint64_t
+read_node(const Json& e, const std::string& p, const char* field, Summary& s)
+{
+    const uint64_t id   = get_u64(e, p, field);
+    const Json*    host = member(e, p, "host");
+    if(host == nullptr) return id;
+    if(!host->is_string()) fail(p + ".host", "a string");
+    if(id > 0xffffffffu) fail(p + "." + field, "a 32-bit gpu_id where a host is named");
+    const std::string name = host->get<std::string>();
+    auto              it   = std::find(s.hosts.begin() + 1, s.hosts.end(), name);
+    if(it == s.hosts.end()) it = s.hosts.insert(s.hosts.end(), name);
+    return id | static_cast<uint64_t>(it - s.hosts.begin()) << 32;
+}
+
 Timeline
-read_timeline(const Json& t, const std::string& p)
+read_timeline(const Json& t, const std::string& p, Summary& summary)
 {
     Timeline out;
     out.start_ns = get_u64(t, p, "start_ns");
@@ -264,8 +281,8 @@ read_timeline(const Json& t, const std::string& p)
              [&](const Json& e, const std::string& ep)
              {
                  MigrationSeries s;
-                 s.from_node = get_u64(e, ep, "from_node");
-                 s.to_node   = get_u64(e, ep, "to_node");
+                 s.from_node = read_node(e, ep, "from_node", summary);
+                 s.to_node   = read_node(e, ep, "to_node", summary);
                  s.values    = get_numbers(e, ep, "values");
                  check_bins(s.values, out.bins, ep + ".values");
                  out.migration_bytes.push_back(std::move(s));
@@ -274,7 +291,7 @@ read_timeline(const Json& t, const std::string& p)
              [&](const Json& e, const std::string& ep)
              {
                  FaultSeries s;
-                 s.gpu_id = get_u64(e, ep, "gpu_id");
+                 s.gpu_id = read_node(e, ep, "gpu_id", summary);
                  s.read   = get_numbers(e, ep, "read");
                  s.write  = get_numbers(e, ep, "write");
                  check_bins(s.read, out.bins, ep + ".read");
@@ -298,10 +315,10 @@ read_histogram(const Json& h, const std::string& p)
 }
 
 QueueIntervals
-read_queue_intervals(const Json& q, const std::string& p)
+read_queue_intervals(const Json& q, const std::string& p, Summary& summary)
 {
     QueueIntervals out;
-    out.gpu_id           = get_u64(q, p, "gpu_id");
+    out.gpu_id           = read_node(q, p, "gpu_id", summary);
     out.intervals_merged = get_bool(q, p, "intervals_merged");
     for_each(q, p, "intervals",
              [&](const Json& e, const std::string& ep)
@@ -338,7 +355,7 @@ read_sections(const Json& j, Summary& s)
     for_each(j, r, "agents",
              [&](const Json& a, const std::string& p)
              {
-                 s.agents.push_back({get_u64(a, p, "gpu_id"), get_u64(a, p, "node_id"),
+                 s.agents.push_back({read_node(a, p, "gpu_id", s), get_u64(a, p, "node_id"),
                                      get_string(a, p, "name"), get_string(a, p, "type")});
              });
     if(const Json* l = member(j, r, "loss")) s.loss = read_loss(*l, "loss");
@@ -361,7 +378,7 @@ read_sections(const Json& j, Summary& s)
              [&](const Json& d, const std::string& p)
              {
                  s.migrations_by_direction.push_back(
-                     {get_u64(d, p, "from_node"), get_u64(d, p, "to_node"),
+                     {read_node(d, p, "from_node", s), read_node(d, p, "to_node", s),
                       get_string(d, p, "from_name"), get_string(d, p, "to_name"),
                       get_u64(d, p, "count"), get_u64(d, p, "bytes"), get_u64(d, p, "total_ns"),
                       get_double(d, p, "gb_per_s")});
@@ -370,16 +387,17 @@ read_sections(const Json& j, Summary& s)
              [&](const Json& f, const std::string& p)
              {
                  s.faults_by_gpu.push_back(
-                     {get_u64(f, p, "gpu_id"), get_string(f, p, "name"),
+                     {read_node(f, p, "gpu_id", s), get_string(f, p, "name"),
                       get_u64(f, p, "read_migrated"), get_u64(f, p, "read_updated"),
                       get_u64(f, p, "write_migrated"), get_u64(f, p, "write_updated")});
              });
     for_each(j, r, "queue_suspend_by_gpu",
              [&](const Json& q, const std::string& p)
              {
-                 s.queue_suspend_by_gpu.push_back(
-                     {get_u64(q, p, "gpu_id"), get_string(q, p, "name"), get_u64(q, p, "count"),
-                      get_u64(q, p, "total_ns"), get_double(q, p, "share_of_wall")});
+                 s.queue_suspend_by_gpu.push_back({read_node(q, p, "gpu_id", s),
+                                                   get_string(q, p, "name"), get_u64(q, p, "count"),
+                                                   get_u64(q, p, "total_ns"),
+                                                   get_double(q, p, "share_of_wall")});
              });
     s.range_bytes = get_u64(j, r, "range_bytes");
     for_each(j, r, "top_ranges_by_faults",
@@ -390,7 +408,7 @@ read_sections(const Json& j, Summary& s)
              { s.top_ranges_by_bytes.push_back(read_range(e, p)); });
     s.top_ranges_approximate = get_bool(j, r, "top_ranges_approximate");
     if(const Json* t = member(j, r, "thrashing")) read_thrashing(*t, "thrashing", s);
-    if(const Json* t = member(j, r, "timeline")) s.timeline = read_timeline(*t, "timeline");
+    if(const Json* t = member(j, r, "timeline")) s.timeline = read_timeline(*t, "timeline", s);
     if(const Json* h = member(j, r, "histograms"))
     {
         if(!h->is_object()) fail("histograms", "an object");
@@ -399,7 +417,7 @@ read_sections(const Json& j, Summary& s)
     }
     for_each(j, r, "queue_suspensions",
              [&](const Json& q, const std::string& p)
-             { s.queue_suspensions.push_back(read_queue_intervals(q, p)); });
+             { s.queue_suspensions.push_back(read_queue_intervals(q, p, s)); });
 }
 } // namespace
 

@@ -170,7 +170,24 @@ struct Summary
     Timeline                         timeline;
     std::map<std::string, Histogram> histograms; // "page_fault", "page_migrate", ...
     std::vector<QueueIntervals>      queue_suspensions;
+    // A merged summary of several hosts names each GPU's host: its GPUs (and nodes) are keyed
+    // gpu_id | host number << 32, the hosts numbered from 1 here (hosts[0] is "": none named).
+    // Equal gpu_ids of two hosts are two GPUs.
+    std::vector<std::string> hosts{std::string{}};
 };
+
+// A node key's gpu_id (0: the CPU), and its host ("" when none is named).
+inline uint64_t
+gpu_id_of(uint64_t key)
+{
+    return key & 0xffffffffu;
+}
+inline const std::string&
+host_of(const Summary& s, uint64_t key)
+{
+    const uint64_t number = key >> 32;
+    return number < s.hosts.size() ? s.hosts[number] : s.hosts[0];
+}
 
 // What queue_suspend_by_gpu's share_of_wall is a share of: the wall time, or for an emulated
 // replay the time its records span (summary_json.cpp, share_base_ns).

@@ -37,7 +37,7 @@ node_name(const Summary& s, uint64_t node, const std::string& name)
 {
     for(const Agent& a : s.agents)
         if(a.gpu_id == node) return device_label(s, node);
-    return node == 0 || name.empty() ? device_label(s, node) : name;
+    return gpu_id_of(node) == 0 || name.empty() ? device_label(s, node) : name;
 }
 
 std::string
@@ -139,8 +139,12 @@ metadata_table(const Input& in)
     add("emulated", m.emulated ? "yes (KFD emulator)" : "no");
     std::string agents;
     for(const Agent& a : in.summary.agents)
-        agents += fmt::format("{}{} ({}, node {}, gpu_id {})", agents.empty() ? "" : "; ", a.name,
-                              a.type, a.node_id, a.gpu_id);
+    {
+        const std::string& host = host_of(in.summary, a.gpu_id);
+        agents += fmt::format("{}{} ({}, node {}, gpu_id {}{})", agents.empty() ? "" : "; ", a.name,
+                              a.type, a.node_id, gpu_id_of(a.gpu_id),
+                              host.empty() ? "" : ", host " + host);
+    }
     add("agents", agents);
     add("summary file", in.path);
     return out + "</tbody></table>";
@@ -378,7 +382,7 @@ highlights(const Summary& s)
         if(worst == nullptr || q.share_of_wall > worst->share_of_wall) worst = &q;
     if(worst != nullptr)
         item("worst-queue-share", format_number(worst->share_of_wall, 6),
-             fmt::format(" data-gpu-id=\"{}\"", worst->gpu_id),
+             gpu_data_attributes(s, worst->gpu_id),
              fmt::format("queues of <b>{}</b> suspended <b>{} %</b> of {} ({})",
                          escape(device_label(s, worst->gpu_id)),
                          format_number(worst->share_of_wall * 100, 3), share_base(s),
@@ -401,12 +405,13 @@ rank_totals(const Summary& s)
     RankTotals t;
     for(const Direction& d : s.migrations_by_direction)
     {
-        const double b = static_cast<double>(d.bytes);
-        if(d.from_node == 0 && d.to_node != 0)
+        const double b        = static_cast<double>(d.bytes);
+        const bool   from_cpu = gpu_id_of(d.from_node) == 0, to_cpu = gpu_id_of(d.to_node) == 0;
+        if(from_cpu && !to_cpu)
             t.htod_bytes += b;
-        else if(d.from_node != 0 && d.to_node == 0)
+        else if(!from_cpu && to_cpu)
             t.dtoh_bytes += b;
-        else if(d.from_node != 0)
+        else if(!from_cpu)
             t.dtod_bytes += b;
     }
     for(const GpuFaults& f : s.faults_by_gpu)

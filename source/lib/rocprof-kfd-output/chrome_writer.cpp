@@ -156,8 +156,9 @@ private:
         };
         for(const auto& [dir, v] : tl.migration_bytes())
             series("Migration bandwidth " + agent_name(agents_, dir.first) + " (" +
-                       std::to_string(dir.first) + ") -> " + agent_name(agents_, dir.second) +
-                       " (" + std::to_string(dir.second) + ")",
+                       std::to_string(node_of(dir.first)) + ") -> " +
+                       agent_name(agents_, dir.second) + " (" +
+                       std::to_string(node_of(dir.second)) + ")",
                    "GB/s", v, 1.0 / bin);
         for(const auto& [gpu, rw] : tl.faults())
         {
@@ -165,8 +166,8 @@ private:
             for(size_t i = 0; i < tl.bins(); ++i)
                 total[i] = (i < rw.first.size() ? rw.first[i] : 0) +
                            (i < rw.second.size() ? rw.second[i] : 0);
-            series("Page-fault rate GPU " + agent_name(agents_, gpu) + " (" + std::to_string(gpu) +
-                       ")",
+            series("Page-fault rate GPU " + agent_name(agents_, gpu) + " (" +
+                       std::to_string(node_of(gpu)) + ")",
                    "faults/s", total, 1e9 / bin);
         }
     }

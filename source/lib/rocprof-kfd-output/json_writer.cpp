@@ -32,8 +32,8 @@ public:
         if(!file_.open(output_path(dir, stem, "results.json"))) return false;
         summary_builder none;
         file_.append("{\"schema\":\"rocprof-kfd-results\",\"version\":1,\n\"metadata\":" +
-                     metadata_json(run, none, false) + ",\n\"agents\":" + agents_json(run.agents) +
-                     ",\n\"records\":[");
+                     metadata_json(run, none, false) +
+                     ",\n\"agents\":" + agents_json(run.agents, run.hosts) + ",\n\"records\":[");
         file_.set_tail(streaming_tail);
         return file_.flush();
     }

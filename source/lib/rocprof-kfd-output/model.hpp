@@ -22,7 +22,31 @@ struct agent_info
     uint32_t    node_id = 0; // topology node
     std::string name;        // "CPU" or the gfx name
     bool        is_gpu = false;
+    uint32_t    host   = 0; // its host's number (node_key): in merges of several hosts
 };
+
+// A node (the CPU, 0, or a GPU's gpu_id) of one host. A merge of several hosts numbers them
+// (run_info::hosts) and keeps equal gpu_ids of two hosts apart: nodes built alike often have
+// equal gpu_ids (the kernel derives them from the PCI location and the device's properties),
+// and one GPU's counts summed with another's, on another clock, are nobody's. Elsewhere the
+// host is 0 and the key is the gpu_id itself.
+using node_key = uint64_t;
+
+constexpr node_key
+make_node_key(uint32_t host, uint64_t node)
+{
+    return (uint64_t{host} << 32) | (node & 0xffffffffu);
+}
+constexpr uint32_t
+node_of(node_key key)
+{
+    return static_cast<uint32_t>(key);
+}
+constexpr uint32_t
+host_of(node_key key)
+{
+    return static_cast<uint32_t>(key >> 32);
+}
 
 struct loss_info
 {
@@ -66,10 +90,13 @@ struct run_info
     std::vector<agent_info>   agents;
     loss_info                 loss;
     std::vector<merged_input> inputs; // merged summaries only
+    // Merged summaries of several hosts: the hosts by number (node_key). Empty otherwise, and
+    // then the outputs name no host per GPU.
+    std::vector<std::string> hosts;
 };
 
-// The agent with this gpu_id, or nullptr.
-const agent_info* find_agent(const std::vector<agent_info>& agents, uint64_t gpu_id);
-// "CPU" for gpu_id 0 without an agent, the agent's name, or "gpu_id <n>".
-std::string agent_name(const std::vector<agent_info>& agents, uint64_t gpu_id);
+// The agent of this node (a gpu_id, or a node_key), or nullptr.
+const agent_info* find_agent(const std::vector<agent_info>& agents, node_key node);
+// "CPU" for node 0 without an agent, the agent's name, or "gpu_id <n>".
+std::string agent_name(const std::vector<agent_info>& agents, node_key node);
 } // namespace rocprof_kfd

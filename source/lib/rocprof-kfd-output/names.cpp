@@ -45,19 +45,19 @@ triggers_of(int operation)
 } // namespace
 
 const agent_info*
-find_agent(const std::vector<agent_info>& agents, uint64_t gpu_id)
+find_agent(const std::vector<agent_info>& agents, node_key node)
 {
     for(const auto& a : agents)
-        if(a.gpu_id == gpu_id) return &a;
+        if(make_node_key(a.host, a.gpu_id) == node) return &a;
     return nullptr;
 }
 
 std::string
-agent_name(const std::vector<agent_info>& agents, uint64_t gpu_id)
+agent_name(const std::vector<agent_info>& agents, node_key node)
 {
-    if(const agent_info* a = find_agent(agents, gpu_id)) return a->name;
-    if(gpu_id == 0) return "CPU";
-    return "gpu_id " + std::to_string(gpu_id);
+    if(const agent_info* a = find_agent(agents, node)) return a->name;
+    if(node_of(node) == 0) return "CPU";
+    return "gpu_id " + std::to_string(node_of(node));
 }
 
 const char*

@@ -405,8 +405,9 @@ perfetto_trace::write_counters(const summary_builder& s)
     };
     for(const auto& [dir, v] : tl.migration_bytes())
         series(counter_track("Migration bandwidth " + agent_name(agents_, dir.first) + " (" +
-                             std::to_string(dir.first) + ") -> " + agent_name(agents_, dir.second) +
-                             " (" + std::to_string(dir.second) + ") GB/s"),
+                             std::to_string(node_of(dir.first)) + ") -> " +
+                             agent_name(agents_, dir.second) + " (" +
+                             std::to_string(node_of(dir.second)) + ") GB/s"),
                v, 1.0 / bin);
     for(const auto& [gpu, rw] : tl.faults())
     {
@@ -415,7 +416,7 @@ perfetto_trace::write_counters(const summary_builder& s)
             total[i] =
                 (i < rw.first.size() ? rw.first[i] : 0) + (i < rw.second.size() ? rw.second[i] : 0);
         series(counter_track("Page-fault rate GPU " + agent_name(agents_, gpu) + " (" +
-                             std::to_string(gpu) + ") faults/s"),
+                             std::to_string(node_of(gpu)) + ") faults/s"),
                total, 1e9 / bin);
     }
 }

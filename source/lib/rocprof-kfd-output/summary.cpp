@@ -15,7 +15,7 @@ summary_builder::summary_builder(uint64_t thrashing_threshold, size_t table_capa
 }
 
 void
-summary_builder::add(const record& r, uint32_t input)
+summary_builder::add(const record& r, uint32_t input, uint32_t host)
 {
     int op = r.operation;
     if(op < 1 || op > 4) return;
@@ -36,12 +36,13 @@ summary_builder::add(const record& r, uint32_t input)
     switch(op)
     {
     case ROCPROFILER_PAGE_MIGRATION_PAGE_MIGRATE:
-        add_migration(r, input);
+        add_migration(r, input, host);
         break;
     case ROCPROFILER_PAGE_MIGRATION_PAGE_FAULT:
     {
-        const auto& f = r.page_fault;
-        auto&       g = faults_[f.node_id];
+        const auto& f   = r.page_fault;
+        const auto  gpu = make_node_key(host, f.node_id);
+        auto&       g   = faults_[gpu];
         if(f.read_fault)
             (f.migrated ? g.read_migrated : g.read_updated) += 1;
         else
@@ -49,11 +50,11 @@ summary_builder::add(const record& r, uint32_t input)
         range_key key{f.address / range_bytes, 0, 0, r.pid, input};
         by_faults_.add(key, 1).faults += 1;
         by_bytes_.add(key, 0).faults += 1;
-        timeline_.add_fault(f.node_id, f.read_fault, start);
+        timeline_.add_fault(gpu, f.read_fault, start);
         break;
     }
     case ROCPROFILER_PAGE_MIGRATION_QUEUE_SUSPEND:
-        add_suspension(r.queue_suspend.node_id, start, end);
+        add_suspension(make_node_key(host, r.queue_suspend.node_id), start, end);
         break;
     default:
         break;
@@ -61,19 +62,19 @@ summary_builder::add(const record& r, uint32_t input)
 }
 
 void
-summary_builder::add_migration(const record& r, uint32_t input)
+summary_builder::add_migration(const record& r, uint32_t input, uint32_t host)
 {
     const auto& m     = r.page_migrate;
     uint64_t    end   = std::max(m.end_addr, m.start_addr);
     uint64_t    bytes = end - m.start_addr + 1;
     uint64_t    dur   = std::max(r.end_timestamp, r.start_timestamp) - r.start_timestamp;
 
-    auto& d = directions_[{m.from_node, m.to_node}];
+    const auto from = make_node_key(host, m.from_node), to = make_node_key(host, m.to_node);
+    auto&      d = directions_[{from, to}];
     d.count += 1;
     d.bytes += bytes;
     d.total_ns += dur;
-    timeline_.add_migration(m.from_node, m.to_node, r.start_timestamp, r.start_timestamp + dur,
-                            bytes);
+    timeline_.add_migration(from, to, r.start_timestamp, r.start_timestamp + dur, bytes);
 
     uint32_t a = std::min(m.from_node, m.to_node);
     uint32_t b = std::max(m.from_node, m.to_node);
@@ -106,7 +107,7 @@ summary_builder::add_migration(const record& r, uint32_t input)
 }
 
 void
-summary_builder::add_suspension(uint32_t gpu, uint64_t start, uint64_t end)
+summary_builder::add_suspension(uint64_t gpu, uint64_t start, uint64_t end)
 {
     auto& s = suspends_[gpu];
     s.count += 1;

@@ -74,8 +74,9 @@ public:
                              size_t   table_capacity      = range_table_capacity);
 
     // input: in a merge, the number of the input the record comes from (pids of two inputs
-    // may be equal); 0 otherwise. An address range is of one (input, pid).
-    void add(const record& r, uint32_t input = 0);
+    // may be equal); 0 otherwise. An address range is of one (input, pid). host: in a merge
+    // of several hosts, the number of the record's host (node_key); its nodes are its own.
+    void add(const record& r, uint32_t input = 0, uint32_t host = 0);
 
     uint64_t records() const { return records_; }
     uint64_t first_ns() const { return first_ns_; }
@@ -87,12 +88,13 @@ public:
     // Per operation (index 1..4): all triggers together.
     const log_linear_histogram& durations(int operation) const { return op_durations_[operation]; }
     const log2_histogram&       log2_durations(int operation) const { return op_log2_[operation]; }
-    const std::map<std::pair<uint32_t, uint32_t>, direction_stats>& directions() const
+    // Keyed by node_key (model.hpp): (from, to) and GPU.
+    const std::map<std::pair<uint64_t, uint64_t>, direction_stats>& directions() const
     {
         return directions_;
     }
-    const std::map<uint32_t, fault_stats>&   faults() const { return faults_; }
-    const std::map<uint32_t, suspend_stats>& suspensions() const { return suspends_; }
+    const std::map<uint64_t, fault_stats>&   faults() const { return faults_; }
+    const std::map<uint64_t, suspend_stats>& suspensions() const { return suspends_; }
     const timeline&                          bins() const { return timeline_; }
 
     std::vector<heavy_entry>     top_by_faults() const;
@@ -103,8 +105,8 @@ public:
     bool                         thrashing_approximate() const { return thrash_.approximate(); }
 
 private:
-    void add_migration(const record& r, uint32_t input);
-    void add_suspension(uint32_t gpu, uint64_t start, uint64_t end);
+    void add_migration(const record& r, uint32_t input, uint32_t host);
+    void add_suspension(uint64_t gpu, uint64_t start, uint64_t end);
 
     uint64_t threshold_;
     uint64_t records_  = 0;
@@ -114,9 +116,9 @@ private:
     std::map<std::pair<int, int>, operation_stats>           ops_;
     std::array<log_linear_histogram, 5>                      op_durations_;
     std::array<log2_histogram, 5>                            op_log2_;
-    std::map<std::pair<uint32_t, uint32_t>, direction_stats> directions_;
-    std::map<uint32_t, fault_stats>                          faults_;
-    std::map<uint32_t, suspend_stats>                        suspends_;
+    std::map<std::pair<uint64_t, uint64_t>, direction_stats> directions_;
+    std::map<uint64_t, fault_stats>                          faults_;
+    std::map<uint64_t, suspend_stats>                        suspends_;
     heavy_hitters                                            by_faults_;
     heavy_hitters                                            by_bytes_;
     heavy_hitters                                            thrash_;
@@ -135,7 +137,9 @@ std::string summary_json(const run_info& run, const summary_builder& s, bool com
 // end_known = false (results.json, whose metadata is written as the run starts): end_ns and
 // wall_ns are null, the document's tail gives them.
 std::string metadata_json(const run_info& run, const summary_builder& s, bool end_known = true);
-std::string agents_json(const std::vector<agent_info>& agents);
+// Each agent names its host when there are several (run_info::hosts).
+std::string agents_json(const std::vector<agent_info>&  agents,
+                        const std::vector<std::string>& hosts);
 // The "loss" object of summary.json and results.json.
 std::string loss_json(const loss_info& loss);
 // summary.txt and the summary printed on stderr.

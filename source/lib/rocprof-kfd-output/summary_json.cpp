@@ -55,7 +55,15 @@ metadata_json(const run_info& run, const summary_builder& s, bool end_known)
 }
 
 std::string
-agents_json(const std::vector<agent_info>& agents)
+host_field(const std::vector<std::string>& hosts, node_key node)
+{
+    if(hosts.size() < 2) return "";
+    const uint32_t host = host_of(node);
+    return ",\"host\":" + json_string(host < hosts.size() ? hosts[host] : std::string{});
+}
+
+std::string
+agents_json(const std::vector<agent_info>& agents, const std::vector<std::string>& hosts)
 {
     std::string out = "[";
     for(size_t i = 0; i < agents.size(); ++i)
@@ -63,7 +71,8 @@ agents_json(const std::vector<agent_info>& agents)
         const auto& a = agents[i];
         out += std::string(i ? "," : "") + "{\"gpu_id\":" + u(a.gpu_id) +
                ",\"node_id\":" + u(a.node_id) + ",\"name\":" + json_string(a.name) +
-               ",\"type\":" + (a.is_gpu ? "\"gpu\"" : "\"cpu\"") + "}";
+               ",\"type\":" + (a.is_gpu ? "\"gpu\"" : "\"cpu\"") +
+               host_field(hosts, make_node_key(a.host, a.gpu_id)) + "}";
     }
     return out + "]";
 }
@@ -131,7 +140,7 @@ summary_json(const run_info& run, const summary_builder& s, bool complete)
     std::string out    = "{\"schema\":\"rocprof-kfd-summary\",\"version\":1,\"complete\":";
     out += complete ? "true" : "false";
     out += ",\n\"metadata\":" + metadata_json(run, s);
-    out += ",\n\"agents\":" + agents_json(agents);
+    out += ",\n\"agents\":" + agents_json(agents, run.hosts);
     if(!run.inputs.empty())
     {
         out += ",\n\"inputs\":[";
@@ -170,8 +179,8 @@ summary_json(const run_info& run, const summary_builder& s, bool complete)
     {
         double gbps =
             d.total_ns ? static_cast<double>(d.bytes) / static_cast<double>(d.total_ns) : 0.0;
-        out += std::string(first ? "" : ",\n ") + "{\"from_node\":" + u(key.first) +
-               ",\"to_node\":" + u(key.second) +
+        out += std::string(first ? "" : ",\n ") + "{\"from_node\":" + u(node_of(key.first)) +
+               ",\"to_node\":" + u(node_of(key.second)) + host_field(run.hosts, key.first) +
                ",\"from_name\":" + json_string(agent_name(agents, key.first)) +
                ",\"to_name\":" + json_string(agent_name(agents, key.second)) +
                ",\"count\":" + u(d.count) + ",\"bytes\":" + u(d.bytes) +
@@ -182,8 +191,8 @@ summary_json(const run_info& run, const summary_builder& s, bool complete)
     first = true;
     for(const auto& [gpu, f] : s.faults())
     {
-        out += std::string(first ? "" : ",\n ") + "{\"gpu_id\":" + u(gpu) +
-               ",\"name\":" + json_string(agent_name(agents, gpu)) +
+        out += std::string(first ? "" : ",\n ") + "{\"gpu_id\":" + u(node_of(gpu)) +
+               host_field(run.hosts, gpu) + ",\"name\":" + json_string(agent_name(agents, gpu)) +
                ",\"read_migrated\":" + u(f.read_migrated) +
                ",\"read_updated\":" + u(f.read_updated) +
                ",\"write_migrated\":" + u(f.write_migrated) +
@@ -196,9 +205,10 @@ summary_json(const run_info& run, const summary_builder& s, bool complete)
     for(const auto& [gpu, q] : s.suspensions())
     {
         double share = wall ? static_cast<double>(q.total_ns) / static_cast<double>(wall) : 0.0;
-        out += std::string(first ? "" : ",\n ") + "{\"gpu_id\":" + u(gpu) +
-               ",\"name\":" + json_string(agent_name(agents, gpu)) + ",\"count\":" + u(q.count) +
-               ",\"total_ns\":" + u(q.total_ns) + ",\"share_of_wall\":" + decimal(share) + "}";
+        out += std::string(first ? "" : ",\n ") + "{\"gpu_id\":" + u(node_of(gpu)) +
+               host_field(run.hosts, gpu) + ",\"name\":" + json_string(agent_name(agents, gpu)) +
+               ",\"count\":" + u(q.count) + ",\"total_ns\":" + u(q.total_ns) +
+               ",\"share_of_wall\":" + decimal(share) + "}";
         first = false;
     }
     out += "],\n\"range_bytes\":" + u(range_bytes);
@@ -227,16 +237,17 @@ summary_json(const run_info& run, const summary_builder& s, bool complete)
     first = true;
     for(const auto& [key, v] : tl.migration_bytes())
     {
-        out += std::string(first ? "" : ",") + "{\"from_node\":" + u(key.first) +
-               ",\"to_node\":" + u(key.second) + ",\"values\":" + values(v, tl.bins()) + "}";
+        out += std::string(first ? "" : ",") + "{\"from_node\":" + u(node_of(key.first)) +
+               ",\"to_node\":" + u(node_of(key.second)) + host_field(run.hosts, key.first) +
+               ",\"values\":" + values(v, tl.bins()) + "}";
         first = false;
     }
     out += "],\"faults\":[";
     first = true;
     for(const auto& [gpu, rw] : tl.faults())
     {
-        out += std::string(first ? "" : ",") + "{\"gpu_id\":" + u(gpu) +
-               ",\"read\":" + values(rw.first, tl.bins()) +
+        out += std::string(first ? "" : ",") + "{\"gpu_id\":" + u(node_of(gpu)) +
+               host_field(run.hosts, gpu) + ",\"read\":" + values(rw.first, tl.bins()) +
                ",\"write\":" + values(rw.second, tl.bins()) + "}";
         first = false;
     }
@@ -257,7 +268,8 @@ summary_json(const run_info& run, const summary_builder& s, bool complete)
         std::string list = "[";
         for(size_t i = 0; i < intervals.size(); ++i)
             list += (i ? ",[" : "[") + u(intervals[i].first) + "," + u(intervals[i].second) + "]";
-        out += std::string(first ? "" : ",") + "{\"gpu_id\":" + u(gpu) + ",\"intervals\":" + list +
+        out += std::string(first ? "" : ",") + "{\"gpu_id\":" + u(node_of(gpu)) +
+               host_field(run.hosts, gpu) + ",\"intervals\":" + list +
                "],\"intervals_merged\":" + (q.intervals_merged ? "true" : "false") + "}";
         first = false;
     }

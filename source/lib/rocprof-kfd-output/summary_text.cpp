@@ -48,10 +48,14 @@ size(uint64_t bytes)
     return format("%.2f GiB", static_cast<double>(bytes) / (1024.0 * 1024 * 1024));
 }
 
+// name(gpu_id), and "@ host" in a merge of several hosts.
 std::string
-agent_label(const run_info& run, uint32_t gpu_id)
+agent_label(const run_info& run, node_key node)
 {
-    return agent_name(run.agents, gpu_id) + "(" + std::to_string(gpu_id) + ")";
+    std::string label = agent_name(run.agents, node) + "(" + std::to_string(node_of(node)) + ")";
+    if(run.hosts.size() > 1 && host_of(node) < run.hosts.size())
+        label += " @ " + run.hosts[host_of(node)];
+    return label;
 }
 
 // Whether range rows name their process: in a merge of several inputs, or when the rows are of

@@ -77,7 +77,7 @@ timeline::cover(uint64_t lo, uint64_t hi)
 }
 
 void
-timeline::add_migration(uint32_t from, uint32_t to, uint64_t start_ns, uint64_t end_ns,
+timeline::add_migration(uint64_t from, uint64_t to, uint64_t start_ns, uint64_t end_ns,
                         uint64_t bytes)
 {
     if(end_ns < start_ns) end_ns = start_ns;
@@ -107,10 +107,10 @@ timeline::add_migration(uint32_t from, uint32_t to, uint64_t start_ns, uint64_t 
 }
 
 void
-timeline::add_fault(uint32_t gpu_id, bool read, uint64_t start_ns)
+timeline::add_fault(uint64_t gpu, bool read, uint64_t start_ns)
 {
     cover(start_ns, start_ns);
-    auto& rw = faults_[gpu_id];
+    auto& rw = faults_[gpu];
     grow_series(rw.first, used_);
     grow_series(rw.second, used_);
     (read ? rw.first : rw.second)[bin_of(start_ns)] += 1;

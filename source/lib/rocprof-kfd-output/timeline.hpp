@@ -21,18 +21,19 @@ public:
     static constexpr size_t   max_bins       = 512;
     static constexpr uint64_t initial_bin_ns = 1024;
 
-    void add_migration(uint32_t from, uint32_t to, uint64_t start_ns, uint64_t end_ns,
+    // Nodes as node_keys (model.hpp): a GPU of one host.
+    void add_migration(uint64_t from, uint64_t to, uint64_t start_ns, uint64_t end_ns,
                        uint64_t bytes);
-    void add_fault(uint32_t gpu_id, bool read, uint64_t start_ns);
+    void add_fault(uint64_t gpu, bool read, uint64_t start_ns);
 
     uint64_t start_ns() const { return origin_; }
     uint64_t bin_ns() const { return bin_ns_; }
     size_t   bins() const { return used_; }
 
-    using direction = std::pair<uint32_t, uint32_t>;
+    using direction = std::pair<uint64_t, uint64_t>;
     const std::map<direction, std::vector<uint64_t>>& migration_bytes() const { return bytes_; }
-    // gpu_id -> {read counts, write counts}
-    const std::map<uint32_t, std::pair<std::vector<uint64_t>, std::vector<uint64_t>>>&
+    // GPU -> {read counts, write counts}
+    const std::map<uint64_t, std::pair<std::vector<uint64_t>, std::vector<uint64_t>>>&
     faults() const
     {
         return faults_;
@@ -48,7 +49,7 @@ private:
     uint64_t                                   bin_ns_ = initial_bin_ns;
     size_t                                     used_   = 0;
     std::map<direction, std::vector<uint64_t>> bytes_;
-    std::map<uint32_t, std::pair<std::vector<uint64_t>, std::vector<uint64_t>>> faults_;
+    std::map<uint64_t, std::pair<std::vector<uint64_t>, std::vector<uint64_t>>> faults_;
     std::vector<uint64_t> scratch_; // remap's work space, reused
 };
 } // namespace rocprof_kfd

@@ -21,7 +21,10 @@ using json = nlohmann::json;
 
 namespace
 {
-const char* const logs[3]  = {"thrashing-2gpu-6.12", "streaming-1gpu-6.13", "prefetch-1gpu-6.13"};
+// Ranks 1 and 2 replay one log on two hosts: two hosts built alike, whose GPUs have equal
+// gpu_ids (the kernel derives them from the PCI location and the device's properties). Each
+// host's GPUs are its own in the merged summary.
+const char* const logs[3]  = {"thrashing-2gpu-6.12", "mixed-4gpu-6.0", "mixed-4gpu-6.0"};
 const char* const hosts[3] = {"hostA", "hostA", "hostB"};
 // Each rank's boot_time_unix_ns, written into its outputs: hostB booted 5 s after hostA, so
 // on hostA's clock its timestamps are 5 s later. Rank 1 (hostA too) reads its host's clock
@@ -100,7 +103,10 @@ run_ranks(ranks& r, const std::string& formats)
         auto part = read_expect(std::string(logs_dir()) + "/" + name + ".expect.csv",
                                 self_pid_of_log(log), pid);
         for(auto& rec : part)
+        {
             rec.start += shift_on_merge[rank], rec.end += shift_on_merge[rank];
+            rec.host = hosts[rank];
+        }
         r.oracle.insert(r.oracle.end(), part.begin(), part.end());
         r.outs.push_back(out);
         r.pids.push_back(pid);
@@ -134,9 +140,27 @@ check_merge(ranks& r, const std::string& label)
     // The merged time axis is hostA's boot clock (the host that booted first).
     EXPECT_EQ(s["metadata"]["boot_time_unix_ns"], hostA_boot) << label;
     EXPECT_EQ(run.out.find("not aligned"), std::string::npos) << run.out;
-    // The merged summary is the summary of all three oracles together.
+    // The merged summary is the summary of all three oracles together, each host's GPUs its
+    // own (check_summary keys them by host and gpu_id).
     check_summary(s, r.oracle, 4, label);
-    EXPECT_FALSE(slurp(merged + "/summary.txt").empty());
+    std::set<std::pair<std::string, uint64_t>> gpus;
+    std::set<uint64_t>                         gpu_ids;
+    for(const auto& row : s["queue_suspend_by_gpu"])
+        gpus.insert({row["host"].get<std::string>(), row["gpu_id"].get<uint64_t>()}),
+            gpu_ids.insert(row["gpu_id"].get<uint64_t>());
+    EXPECT_EQ(gpus.size(), 2 * gpu_ids.size()) << label << ": " << s["queue_suspend_by_gpu"];
+    size_t hostB_agents = 0;
+    for(const auto& a : s["agents"])
+        hostB_agents += a["host"] == "hostB";
+    EXPECT_EQ(hostB_agents, 5u) << label << ": " << s["agents"]; // the CPU and four GPUs
+    const std::string text = slurp(merged + "/summary.txt");
+    EXPECT_NE(text.find(") @ hostB"), std::string::npos) << text;
+    // The report of the merged summary names the hosts too.
+    auto report = run_program({MERGE_TEST_REPORT, merged, "-o", merged + "/report.html"}, {});
+    ASSERT_EQ(report.exit_code, 0) << report.out;
+    const std::string html = slurp(merged + "/report.html");
+    EXPECT_NE(html.find(" @ hostB"), std::string::npos) << label;
+    EXPECT_NE(html.find("data-host=\"hostB\""), std::string::npos) << label;
 
     trace_check pf = check_pftrace(merged + "/trace.pftrace");
     EXPECT_TRUE(pf.problems.empty()) << label << ": " << pf.problems.front();

@@ -4,6 +4,7 @@
 #include "plots.hpp"
 #include "summary.hpp"
 #include "svg.hpp"
+#include "tables.hpp"
 
 #include <gtest/gtest.h>
 
@@ -189,6 +190,35 @@ TEST(Reader, ReadsWhatTheToolAndMergeAddToTheSchema)
     EXPECT_TRUE(s.loss.probably_lost);
     EXPECT_TRUE(s.thrashing_approximate);
     EXPECT_TRUE(parse_summary(minimal()).complete);
+}
+
+TEST(Reader, EqualGpuIdsOfTwoHostsAreTwoGpus)
+{
+    // A merged summary of two hosts built alike: each names its host, and the report keeps
+    // hostA's GPU 4660 apart from hostB's (before, the two read as one GPU).
+    const Summary s = parse_summary(minimal(R"(,
+        "agents":[{"gpu_id":4660,"node_id":1,"name":"gfx90a","type":"gpu","host":"hostA"},
+                  {"gpu_id":4660,"node_id":2,"name":"gfx90a","type":"gpu","host":"hostB"}],
+        "migrations_by_direction":[{"from_node":0,"to_node":4660,"host":"hostB","count":1,
+                                    "bytes":8,"total_ns":2,"gb_per_s":4}],
+        "faults_by_gpu":[{"gpu_id":4660,"host":"hostA","read_migrated":1},
+                         {"gpu_id":4660,"host":"hostB","read_migrated":2}],
+        "queue_suspend_by_gpu":[{"gpu_id":4660,"host":"hostB","count":1,"total_ns":5}],
+        "queue_suspensions":[{"gpu_id":4660,"host":"hostB","intervals":[[1,6]]}])"));
+    ASSERT_EQ(s.faults_by_gpu.size(), 2u);
+    const uint64_t a = s.faults_by_gpu[0].gpu_id, b = s.faults_by_gpu[1].gpu_id;
+    EXPECT_NE(a, b);
+    EXPECT_EQ(gpu_id_of(a), 4660u);
+    EXPECT_EQ(gpu_id_of(b), 4660u);
+    EXPECT_EQ(device_label(s, a), "gfx90a node 1 @ hostA");
+    EXPECT_EQ(device_label(s, b), "gfx90a node 2 @ hostB");
+    EXPECT_EQ(gpu_data_attributes(s, b), " data-gpu-id=\"4660\" data-host=\"hostB\"");
+    EXPECT_EQ(s.queue_suspend_by_gpu[0].gpu_id, b);
+    EXPECT_EQ(s.queue_suspensions[0].gpu_id, b);
+    EXPECT_EQ(s.migrations_by_direction[0].to_node, b);
+    EXPECT_EQ(device_label(s, s.migrations_by_direction[0].from_node), "CPU @ hostB");
+    EXPECT_EQ(rank_totals(s).htod_bytes, 8); // hostB's CPU is a CPU
+    EXPECT_NE(error_of(minimal(R"(,"faults_by_gpu":[{"gpu_id":4660,"host":7}])")), "");
 }
 
 TEST(Plots, BandwidthIsBytesPerNanosecondLargestDirectionFirst)

@@ -803,7 +803,7 @@ expect_summary(const std::vector<oracle_record>& records, uint64_t threshold)
         }
         if(r.op == "PAGE_FAULT")
         {
-            auto& f = e.faults[r.node];
+            auto& f = e.faults[{r.host, r.node}];
             if(r.read_fault)
                 (r.migrated ? std::get<0>(f) : std::get<1>(f)) += 1;
             else
@@ -816,7 +816,7 @@ expect_summary(const std::vector<oracle_record>& records, uint64_t threshold)
         else if(r.op == "PAGE_MIGRATE")
         {
             uint64_t bytes = r.addr_end - r.addr_start + 1;
-            auto&    d     = e.directions[{r.node, r.to}];
+            auto&    d     = e.directions[{r.host, r.node, r.to}];
             std::get<0>(d) += 1;
             std::get<1>(d) += bytes;
             std::get<2>(d) += dur;
@@ -850,7 +850,7 @@ expect_summary(const std::vector<oracle_record>& records, uint64_t threshold)
         }
         else if(r.op == "QUEUE_SUSPEND")
         {
-            auto& q = e.suspends[r.node];
+            auto& q = e.suspends[{r.host, r.node}];
             q.first += 1;
             q.second += dur;
         }

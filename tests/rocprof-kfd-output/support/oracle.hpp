@@ -27,6 +27,7 @@ struct oracle_record
     int         trigger    = -1;
     uint64_t    addr_start = 0, addr_end = 0;
     int         read_fault = 0, migrated = 0, rescheduled = 0;
+    std::string host; // in a merge of several hosts, the record's (its GPUs are its own)
 };
 
 // The records of an .expect.csv whose pid is self_pid (all when self_pid is empty), with
@@ -84,15 +85,17 @@ struct summary_expect
 {
     std::map<std::pair<std::string, std::string>, op_expect> ops; // (operation, trigger)
     std::map<std::string, op_expect>                         by_op;
-    std::map<std::pair<uint64_t, uint64_t>, std::tuple<uint64_t, uint64_t, uint64_t>>
-        directions; // (from, to) -> count, bytes, total_ns
-    std::map<uint64_t, std::tuple<uint64_t, uint64_t, uint64_t, uint64_t>>
-                                                      faults;   // gpu -> rm, ru, wm, wu
-    std::map<uint64_t, std::pair<uint64_t, uint64_t>> suspends; // gpu -> count, total
-    std::vector<range_expect>  top_by_faults, top_by_bytes;     // sorted, at most 10
-    std::vector<thrash_expect> thrashing;                       // sorted, at most 10
-    uint64_t                   thrashing_count = 0;             // all, before the cut
-    size_t                     distinct_ranges = 0;
+    // Nodes of one host: a GPU is (host, gpu_id), the host "" unless the records name one.
+    using gpu = std::pair<std::string, uint64_t>;
+    std::map<std::tuple<std::string, uint64_t, uint64_t>, std::tuple<uint64_t, uint64_t, uint64_t>>
+        directions; // (host, from, to) -> count, bytes, total_ns
+    std::map<gpu, std::tuple<uint64_t, uint64_t, uint64_t, uint64_t>>
+                                                 faults;   // gpu -> rm, ru, wm, wu
+    std::map<gpu, std::pair<uint64_t, uint64_t>> suspends; // gpu -> count, total
+    std::vector<range_expect>                    top_by_faults, top_by_bytes; // sorted, at most 10
+    std::vector<thrash_expect>                   thrashing;                   // sorted, at most 10
+    uint64_t                                     thrashing_count = 0;         // all, before the cut
+    size_t                                       distinct_ranges = 0;
 };
 summary_expect expect_summary(const std::vector<oracle_record>& records, uint64_t threshold);
 // Nearest-rank quantile of values.

@@ -9,6 +9,13 @@ namespace kfd_out_test
 {
 namespace
 {
+// A row's host: only merges of several hosts name one.
+std::string
+host_of(const nlohmann::json& row)
+{
+    return row.value("host", std::string{});
+}
+
 uint64_t
 address_of(const nlohmann::json& v)
 {
@@ -69,7 +76,8 @@ check_summary(const nlohmann::json& s, const std::vector<oracle_record>& oracle,
     ASSERT_EQ(s["migrations_by_direction"].size(), e.directions.size()) << label;
     for(const auto& row : s["migrations_by_direction"])
     {
-        auto key = std::make_pair(row["from_node"].get<uint64_t>(), row["to_node"].get<uint64_t>());
+        auto key = std::make_tuple(host_of(row), row["from_node"].get<uint64_t>(),
+                                   row["to_node"].get<uint64_t>());
         ASSERT_TRUE(e.directions.count(key)) << label;
         auto [count, bytes, total] = e.directions.at(key);
         EXPECT_EQ(row["count"], count) << label;
@@ -84,7 +92,7 @@ check_summary(const nlohmann::json& s, const std::vector<oracle_record>& oracle,
     ASSERT_EQ(s["faults_by_gpu"].size(), e.faults.size()) << label;
     for(const auto& row : s["faults_by_gpu"])
     {
-        auto f = e.faults.at(row["gpu_id"].get<uint64_t>());
+        auto f = e.faults.at({host_of(row), row["gpu_id"].get<uint64_t>()});
         EXPECT_EQ(row["read_migrated"], std::get<0>(f)) << label;
         EXPECT_EQ(row["read_updated"], std::get<1>(f)) << label;
         EXPECT_EQ(row["write_migrated"], std::get<2>(f)) << label;
@@ -103,7 +111,7 @@ check_summary(const nlohmann::json& s, const std::vector<oracle_record>& oracle,
     }
     for(const auto& row : s["queue_suspend_by_gpu"])
     {
-        auto q = e.suspends.at(row["gpu_id"].get<uint64_t>());
+        auto q = e.suspends.at({host_of(row), row["gpu_id"].get<uint64_t>()});
         EXPECT_EQ(row["count"], q.first) << label;
         EXPECT_EQ(row["total_ns"], q.second) << label;
         if(wall)
@@ -145,8 +153,8 @@ check_summary(const nlohmann::json& s, const std::vector<oracle_record>& oracle,
         EXPECT_EQ(series["values"].size(), tl["bins"].get<size_t>()) << label;
         for(const auto& v : series["values"])
             sum += v.get<uint64_t>();
-        auto key =
-            std::make_pair(series["from_node"].get<uint64_t>(), series["to_node"].get<uint64_t>());
+        auto key = std::make_tuple(host_of(series), series["from_node"].get<uint64_t>(),
+                                   series["to_node"].get<uint64_t>());
         EXPECT_EQ(sum, std::get<1>(e.directions.at(key))) << label;
     }
     for(const auto& series : tl["faults"])
@@ -156,7 +164,7 @@ check_summary(const nlohmann::json& s, const std::vector<oracle_record>& oracle,
             reads += v.get<uint64_t>();
         for(const auto& v : series["write"])
             writes += v.get<uint64_t>();
-        auto f = e.faults.at(series["gpu_id"].get<uint64_t>());
+        auto f = e.faults.at({host_of(series), series["gpu_id"].get<uint64_t>()});
         EXPECT_EQ(reads, std::get<0>(f) + std::get<1>(f)) << label;
         EXPECT_EQ(writes, std::get<2>(f) + std::get<3>(f)) << label;
     }
