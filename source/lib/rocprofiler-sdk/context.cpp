@@ -144,10 +144,14 @@ stop(uint64_t context_id)
 void
 stop_all(uint32_t client) noexcept
 {
+    // Every context of the client, active or not: stop() reads `active` under the lock that
+    // start() sets it under. Skipping those that read inactive here, unlocked, could leave
+    // running a context whose start() had checked "not finalized" just before the caller
+    // marked the client finalized, and set it active just after this loop looked.
     for(size_t i = 0; i < count(); ++i)
     {
         auto* ctx = at(i);
-        if(ctx == nullptr || !ctx->active.load()) continue;
+        if(ctx == nullptr) continue;
         if(client != UINT32_MAX && ctx->client != client) continue;
         try
         {
@@ -181,11 +185,11 @@ extern "C"
                         {
                             if(context_id == nullptr)
                                 return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
-                            if(auto locked = registration::check_configuration_open();
+                            uint32_t client = UINT32_MAX;
+                            if(auto locked = registration::check_configuration_open(client);
                                locked != ROCPROFILER_STATUS_SUCCESS)
                                 return locked;
-                            return context::create(registration::configuring_client(),
-                                                   &context_id->handle);
+                            return context::create(client, &context_id->handle);
                         });
     }
 

@@ -171,22 +171,22 @@ extern "C"
                                           int libs, void* data)
     {
         using namespace rocprofiler;
-        return api_call(
-            __func__,
-            [&]()
-            {
-                if(precreate == nullptr && postcreate == nullptr)
-                    return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
-                if(auto locked = registration::check_configuration_open();
-                   locked != ROCPROFILER_STATUS_SUCCESS)
-                    return locked;
-                registration::pin_library_of(reinterpret_cast<const void*>(precreate));
-                registration::pin_library_of(reinterpret_cast<const void*>(postcreate));
-                std::lock_guard<std::mutex> lock{internal_threading::notifier_mutex()};
-                internal_threading::notifiers().push_back(
-                    {precreate, postcreate, libs, data, registration::configuring_client()});
-                return ROCPROFILER_STATUS_SUCCESS;
-            });
+        return api_call(__func__,
+                        [&]()
+                        {
+                            if(precreate == nullptr && postcreate == nullptr)
+                                return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+                            uint32_t client = UINT32_MAX;
+                            if(auto locked = registration::check_configuration_open(client);
+                               locked != ROCPROFILER_STATUS_SUCCESS)
+                                return locked;
+                            registration::pin_library_of(reinterpret_cast<const void*>(precreate));
+                            registration::pin_library_of(reinterpret_cast<const void*>(postcreate));
+                            std::lock_guard<std::mutex> lock{internal_threading::notifier_mutex()};
+                            internal_threading::notifiers().push_back(
+                                {precreate, postcreate, libs, data, client});
+                            return ROCPROFILER_STATUS_SUCCESS;
+                        });
     }
 
     rocprofiler_status_t

@@ -792,13 +792,21 @@ current_phase() noexcept
 rocprofiler_status_t
 check_configuration_open() noexcept
 {
+    uint32_t client = UINT32_MAX;
+    return check_configuration_open(client);
+}
+
+rocprofiler_status_t
+check_configuration_open(uint32_t& client) noexcept
+{
+    client = configuring.load();
     switch(current_phase())
     {
     case phase::initializing:
-        if(configuring.load() == UINT32_MAX) return ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
+        if(client == UINT32_MAX) return ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED;
         // A tool that called its finalize function from initialize configures nothing more.
-        return is_client_finalized(configuring.load()) ? ROCPROFILER_STATUS_ERROR_FINALIZED
-                                                       : ROCPROFILER_STATUS_SUCCESS;
+        return is_client_finalized(client) ? ROCPROFILER_STATUS_ERROR_FINALIZED
+                                           : ROCPROFILER_STATUS_SUCCESS;
     case phase::finalizing:
     case phase::finalized:
         return ROCPROFILER_STATUS_ERROR_FINALIZED;

@@ -25,6 +25,11 @@ phase current_phase() noexcept;
 
 // SUCCESS while tools initialize; CONFIGURATION_LOCKED before or after; FINALIZED after.
 rocprofiler_status_t check_configuration_open() noexcept;
+// The same, with the client it checked in `client`. A call that configures something for the
+// configuring client takes it from here: reading configuring_client() again after the check
+// could find the next tool's id, or none, if the initialize ended in between (a call made on
+// a tool's own thread).
+rocprofiler_status_t check_configuration_open(uint32_t& client) noexcept;
 
 bool is_finalized_or_finalizing() noexcept;
 
