@@ -104,8 +104,13 @@ open_device(const char* path, int flags, int& result)
             result = fail(EMFILE);
             return true;
         }
-        // Registered now, so it runs before the atexit handlers the SDK registered earlier.
-        if(!emu->atexit_registered) emu->atexit_registered = std::atexit(at_process_exit) == 0;
+        // Registered now, so it runs before the exit handlers the SDK registered earlier; for
+        // quick_exit() too, as the SDK's finalization is (a process ends with one or the other).
+        if(!emu->atexit_registered)
+        {
+            emu->atexit_registered = std::atexit(at_process_exit) == 0;
+            std::at_quick_exit(at_process_exit);
+        }
         result = fd;
         errno  = saved;
     }

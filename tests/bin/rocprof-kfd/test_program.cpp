@@ -99,6 +99,7 @@ main(int argc, char** argv)
     std::string mode = argc > 1 ? argv[1] : "";
     if(mode == "exit" && argc > 2) return atoi(argv[2]);
     if(mode == "_exit" && argc > 2) _exit(atoi(argv[2])); // no exit handlers, as a shell's exit
+    if(mode == "quick_exit" && argc > 2) std::quick_exit(atoi(argv[2])); // at_quick_exit only
     if(mode == "raise" && argc > 2)
     {
         signal(atoi(argv[2]), SIG_DFL);
