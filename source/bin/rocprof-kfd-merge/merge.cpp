@@ -94,6 +94,74 @@ align_clocks(const std::vector<run_info>& headers)
     return al;
 }
 
+// When a run started, as Unix time where its boot time is known (a reboot between two runs
+// restarts the boot clock), else on the boot clock.
+unsigned __int128
+start_time(const run_info& run)
+{
+    return static_cast<unsigned __int128>(run.boot_time_unix_ns.value_or(0)) + run.start_ns;
+}
+
+// Whether output `own` (its stem `stem`) is an earlier run's, left in a folder that a later
+// run wrote into. Processes that share a folder each claim it in turn: the first writes plain
+// names, each other one `<pid>_<name>` (output_claim.hpp). A rerun into that folder replaces
+// the plain files, but the `<pid>_` ones of the earlier run's other processes stay, and
+// merged with the rerun's they would add an old run's records to it. Such a stem is named
+// after its own process beside the stem it was renamed from (`base`), whose process ran under
+// another rocprof-kfd run and started later. One started as late or later is kept: two runs
+// writing into one folder at once are both current.
+bool
+left_by_earlier_run(const std::string& stem, const run_info& own, const std::string& base_stem,
+                    const run_info& base)
+{
+    const std::string pid = std::to_string(own.pid);
+    const bool        named_after_pid =
+        stem == pid || (stem.size() > pid.size() + 1 &&
+                        stem.compare(stem.size() - pid.size(), pid.size(), pid) == 0 &&
+                        stem[stem.size() - pid.size() - 1] == '_' &&
+                        stem.compare(0, stem.size() - pid.size() - 1, base_stem) == 0);
+    return named_after_pid && (stem == pid ? base_stem.empty() : !base_stem.empty()) &&
+           own.run_id && base.run_id && *own.run_id != *base.run_id &&
+           own.hostname == base.hostname && start_time(own) < start_time(base);
+}
+
+// Drops the outputs that left_by_earlier_run finds, saying so on stderr (one line each).
+void
+drop_earlier_runs(std::vector<std::pair<std::string, std::string>>& outputs,
+                  std::vector<run_info>&                            headers)
+{
+    std::vector<bool> dropped(outputs.size(), false);
+    for(size_t i = 0; i < outputs.size(); ++i)
+        for(size_t j = 0; j < outputs.size(); ++j)
+        {
+            if(i == j || outputs[i].first != outputs[j].first) continue;
+            if(!left_by_earlier_run(outputs[i].second, headers[i], outputs[j].second, headers[j]))
+                continue;
+            std::fprintf(stderr,
+                         "rocprof-kfd-merge: %s: skipped the %s_* files of pid %u: an earlier run "
+                         "(%s) left them there; the folder's %s files are of a later one (%s)\n",
+                         outputs[i].first.c_str(), outputs[i].second.c_str(), headers[i].pid,
+                         headers[i].run_id->c_str(),
+                         outputs[j].second.empty() ? "plain" : (outputs[j].second + "_*").c_str(),
+                         headers[j].run_id->c_str());
+            dropped[i] = true;
+            break;
+        }
+    size_t kept = 0;
+    for(size_t i = 0; i < outputs.size(); ++i)
+        if(!dropped[i])
+        {
+            if(kept != i) // a self-move would empty them
+            {
+                outputs[kept] = std::move(outputs[i]);
+                headers[kept] = std::move(headers[i]);
+            }
+            ++kept;
+        }
+    outputs.resize(kept);
+    headers.resize(kept);
+}
+
 void
 shift_record(record& r, uint64_t shift)
 {
@@ -143,6 +211,7 @@ merge_outputs(const merge_options& options)
     std::vector<run_info> headers(outputs.size());
     for(size_t i = 0; i < outputs.size(); ++i)
         read_summary_metadata(outputs[i].first, outputs[i].second, headers[i]);
+    drop_earlier_runs(outputs, headers);
     const clock_alignment clocks = align_clocks(headers);
     if(!clocks.hosts_without_anchor.empty())
     {

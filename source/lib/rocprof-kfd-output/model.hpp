@@ -86,10 +86,13 @@ struct run_info
     // The Unix time (CLOCK_REALTIME) at which CLOCK_BOOTTIME was 0, read as the run started:
     // a timestamp plus this is its Unix time. It lets a merge put the records of several hosts,
     // each on its own boot clock, on one time axis. Absent in outputs written before it existed.
-    std::optional<uint64_t>   boot_time_unix_ns;
-    std::vector<agent_info>   agents;
-    loss_info                 loss;
-    std::vector<merged_input> inputs; // merged summaries only
+    std::optional<uint64_t> boot_time_unix_ns;
+    // The rocprof-kfd invocation the process ran under (ROCPROF_KFD_RUN_ID): tells a rerun's
+    // outputs from an earlier run's left in the same folder. Absent without rocprof-kfd.
+    std::optional<std::string> run_id;
+    std::vector<agent_info>    agents;
+    loss_info                  loss;
+    std::vector<merged_input>  inputs; // merged summaries only
     // Merged summaries of several hosts: the hosts by number (node_key). Empty otherwise, and
     // then the outputs name no host per GPU.
     std::vector<std::string> hosts;

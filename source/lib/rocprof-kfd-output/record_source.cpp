@@ -89,6 +89,7 @@ read_metadata(const json& m, run_info& run)
     if(m.contains("kfd_version") && m["kfd_version"].is_string())
         run.kfd_version = m["kfd_version"].get<std::string>();
     if(m.contains("emulated") && m["emulated"].is_boolean()) run.emulated = m["emulated"];
+    if(m.contains("run_id") && m["run_id"].is_string()) run.run_id = m["run_id"].get<std::string>();
     run.start_ns = number(m, "start_ns");
     run.end_ns   = number(m, "end_ns");
     if(auto it = m.find("boot_time_unix_ns"); it != m.end() && it->is_number_unsigned())
@@ -329,6 +330,7 @@ read_sqlite_records(const std::string& path, run_info& run, const record_callbac
               if(k == "kernel_release") run.kernel_release = v;
               if(k == "kfd_version" && !v.empty()) run.kfd_version = v;
               if(k == "emulated") run.emulated = v == "1";
+              if(k == "run_id" && !v.empty()) run.run_id = v;
               if(k == "start_ns") run.start_ns = std::stoull(v);
               if(k == "boot_time_unix_ns" && !v.empty()) run.boot_time_unix_ns = std::stoull(v);
               if(k == "end_ns") run.end_ns = std::stoull(v);

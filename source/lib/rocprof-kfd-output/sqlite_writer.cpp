@@ -208,6 +208,7 @@ private:
             {"kernel_release", run.kernel_release},
             {"kfd_version", run.kfd_version ? *run.kfd_version : ""},
             {"emulated", run.emulated ? "1" : "0"},
+            {"run_id", run.run_id ? *run.run_id : ""},
             {"start_ns", std::to_string(run.start_ns)},
             {"boot_time_unix_ns",
              run.boot_time_unix_ns ? std::to_string(*run.boot_time_unix_ns) : ""},

@@ -44,7 +44,8 @@ metadata_json(const run_info& run, const summary_builder& s, bool end_known)
            ",\"sdk_version\":" + json_string(run.sdk_version) +
            ",\"kernel_release\":" + json_string(run.kernel_release) +
            ",\"kfd_version\":" + (run.kfd_version ? json_string(*run.kfd_version) : "null") +
-           ",\"emulated\":" + (run.emulated ? "true" : "false");
+           ",\"emulated\":" + (run.emulated ? "true" : "false") +
+           ",\"run_id\":" + (run.run_id ? json_string(*run.run_id) : "null");
     uint64_t start = run.start_ns ? run.start_ns : (s.records() ? s.first_ns() : 0);
     uint64_t end   = run.end_ns ? run.end_ns : (s.records() ? s.last_ns() : start);
     out += ",\"start_ns\":" + u(start) +

@@ -214,8 +214,10 @@ fill_run_info(tool_state& s)
         std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
     utsname u{};
     if(uname(&u) == 0) run.kernel_release = u.release;
-    const char* emulator  = env("KFD_EMULATOR_LOG");
-    run.emulated          = emulator && *emulator;
+    const char* emulator = env("KFD_EMULATOR_LOG");
+    run.emulated         = emulator && *emulator;
+    const char* run_id   = env("ROCPROF_KFD_RUN_ID");
+    if(run_id && *run_id) run.run_id = run_id;
     run.start_ns          = boottime_ns();
     run.boot_time_unix_ns = boot_time_unix_ns();
     rocprofiler_query_available_agents(ROCPROFILER_AGENT_INFO_VERSION_0, collect_agents,

@@ -327,6 +327,50 @@ TEST(RealTool, TwoProcessesInOneFolderKeepTheirOwnFiles)
     EXPECT_NE(r.err.find("writes its files in " + out + " too"), std::string::npos) << r.err;
 }
 
+// The <pid>_ files a program's child wrote into a shared folder stay there when the program
+// runs again into that folder (the rerun replaces the plain files only). A merge of the folder
+// took them too, adding the earlier run's records to the rerun's; it skips them now, and says
+// so.
+TEST(RealTool, MergeOfARerunsFolderSkipsTheEarlierRunsLeftovers)
+{
+    scratch    dir;
+    const auto out   = dir.file("out");
+    const auto twice = [&]
+    {
+        return run({command, "--no-summary", "--output-format", "summary,json", "--emulate",
+                    logs_dir + "/" + workload + ".log", "-d", out, "--", program, "child",
+                    dir.file("child-env.txt")},
+                   real_env(dir));
+    };
+    auto pid_stems = [&]
+    {
+        std::vector<std::string> stems;
+        for(const auto& name : names_in(out))
+            if(name.size() > 13 && name.compare(name.size() - 13, 13, "_summary.json") == 0)
+                stems.push_back(name.substr(0, name.size() - 13));
+        return stems;
+    };
+    ASSERT_EQ(twice().status, 0);
+    const auto first = pid_stems();
+    ASSERT_EQ(first.size(), 1u);
+    ASSERT_EQ(twice().status, 0);
+    auto second = pid_stems();
+    second.erase(std::find(second.begin(), second.end(), first[0]));
+    ASSERT_EQ(second.size(), 1u);
+
+    auto m = run({command, "merge", "-o", dir.file("merged"), out}, real_env(dir));
+    ASSERT_EQ(m.status, 0) << m.err;
+    EXPECT_NE(m.err.find("rocprof-kfd-merge: " + out + ": skipped the " + first[0] +
+                         "_* files of pid " + first[0] + ": an earlier run"),
+              std::string::npos)
+        << m.err;
+    const std::string merged = read_file(dir.file("merged/summary.json"));
+    EXPECT_EQ(merged.find("\"pid\":" + first[0] + ","), std::string::npos) << merged.substr(0, 900);
+    EXPECT_NE(merged.find("\"stem\":\"" + second[0] + "\""), std::string::npos)
+        << merged.substr(0, 900);
+    EXPECT_NE(merged.find("\"stem\":\"\""), std::string::npos) << merged.substr(0, 900);
+}
+
 // A normal exit needs no repair, and says nothing of one.
 // Two processes of one run given one --raw file: each writes its own (once both wrote the one
 // file, interleaving their lines into a log that replayed wrongly), and each replays into the
