@@ -192,8 +192,8 @@ run(const options& opts)
         for(const auto& o : unfinished)
             fprintf(stderr,
                     "rocprof-kfd: %s: the program exited without running its exit handlers "
-                    "(_exit); closing its outputs from what was written (records still in "
-                    "the SDK's buffers were lost)\n",
+                    "(_exit or quick_exit); closing its outputs from what was written (records "
+                    "still in the SDK's buffers were lost)\n",
                     o.directory.c_str());
         repair_outputs(unfinished);
     }

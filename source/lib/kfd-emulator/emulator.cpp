@@ -104,13 +104,9 @@ open_device(const char* path, int flags, int& result)
             result = fail(EMFILE);
             return true;
         }
-        // Registered now, so it runs before the exit handlers the SDK registered earlier; for
-        // quick_exit() too, as the SDK's finalization is (a process ends with one or the other).
-        if(!emu->atexit_registered)
-        {
-            emu->atexit_registered = std::atexit(at_process_exit) == 0;
-            std::at_quick_exit(at_process_exit);
-        }
+        // Registered now, so it runs before the atexit handlers the SDK registered earlier.
+        // (Not at_quick_exit, as the SDK's: a quick_exit() is an _exit to both.)
+        if(!emu->atexit_registered) emu->atexit_registered = std::atexit(at_process_exit) == 0;
         result = fd;
         errno  = saved;
     }

@@ -727,10 +727,10 @@ register_exit_handlers()
     // Registered before any tool runs, so that handlers registered later (e.g. by the KFD
     // emulator when /dev/kfd is opened) run before the SDK finalizes.
     std::atexit([] { finalize(); });
-    // quick_exit() skips the atexit handlers, not these: a program that ends with it (to skip
-    // its own static destructors) keeps its tools' records and their finalize. The same
-    // finalization, under the same deadline; it runs once whichever exit comes first.
-    std::at_quick_exit([] { finalize(); });
+    // Not at_quick_exit: quick_exit() is the exit a signal handler may call, and finalizing
+    // there (locks, allocation, files) could hang for good on a lock the interrupted code
+    // held. A program that ends with it is treated as one that ends with _exit: the tool's
+    // flusher wrote all but its last second, and rocprof-kfd repairs its outputs.
     pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
     callback_thread::set_after_delivery_hook(run_deferred_finalizations);
 }

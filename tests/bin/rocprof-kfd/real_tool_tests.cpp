@@ -264,7 +264,7 @@ TEST(RealTool, ProgramEndingWithUnderscoreExitIsRepairedAndSaysWhy)
     EXPECT_EQ(r.status, 3) << r.err;
     EXPECT_NE(r.err.find("rocprof-kfd: " + out +
                          ": the program exited without running its exit "
-                         "handlers"),
+                         "handlers (_exit or quick_exit)"),
               std::string::npos)
         << r.err;
     EXPECT_NE(r.err.find("rocprof-kfd-merge: repaired " + out + "/summary.json"), std::string::npos)
@@ -273,10 +273,10 @@ TEST(RealTool, ProgramEndingWithUnderscoreExitIsRepairedAndSaysWhy)
     EXPECT_TRUE(looks_complete_json(read_file(out + "/results.json")));
 }
 
-// quick_exit() runs no atexit handler, only at_quick_exit ones: the SDK registers its
-// finalization there too, so the tool finalizes and its outputs are complete as after exit()
-// (before, they were placeholders that the command had to repair, as after _exit).
-TEST(RealTool, ProgramEndingWithQuickExitFinalizesItsTool)
+// quick_exit() runs no atexit handler. It is the exit a signal handler may call, where the SDK's
+// finalization could hang on a lock the interrupted code held: the SDK does not finalize there,
+// and the command treats it as an _exit (its outputs repaired, and it says so).
+TEST(RealTool, ProgramEndingWithQuickExitIsRepairedAsAfterUnderscoreExit)
 {
     scratch dir;
     auto    out = dir.file("out");
@@ -284,18 +284,15 @@ TEST(RealTool, ProgramEndingWithQuickExitFinalizesItsTool)
                        logs_dir + "/" + workload + ".log", "-d", out, "--", program, "quick_exit", "4"},
                       real_env(dir));
     EXPECT_EQ(r.status, 4) << r.err;
-    EXPECT_EQ(r.err.find("without running its exit handlers"), std::string::npos) << r.err;
-    EXPECT_EQ(r.err.find("repaired"), std::string::npos) << r.err;
-    const std::string summary = read_file(out + "/summary.json");
-    EXPECT_NE(summary.find("\"complete\":true"), std::string::npos) << summary.substr(0, 200);
+    EXPECT_NE(r.err.find("rocprof-kfd: " + out +
+                         ": the program exited without running its exit handlers (_exit or "
+                         "quick_exit)"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("rocprof-kfd-merge: repaired " + out + "/summary.json"), std::string::npos)
+        << r.err;
+    EXPECT_TRUE(looks_complete_json(read_file(out + "/summary.json")));
     EXPECT_TRUE(looks_complete_json(read_file(out + "/results.json")));
-    // The emulator waited for the whole replay at quick_exit too, as at exit.
-    EXPECT_EQ(r.err.find("no exit wait"), std::string::npos) << r.err;
-    size_t records = 0;
-    for(const auto& [operation, count] : expected_counts())
-        records += count;
-    EXPECT_NE(summary.find("\"records_emitted\":" + std::to_string(records)), std::string::npos)
-        << summary.substr(0, 600);
 }
 
 // A program and its child given one folder (no %pid% in -d): neither overwrites the other's
