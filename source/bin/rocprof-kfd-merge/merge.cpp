@@ -8,6 +8,7 @@
 #include <rocprof-kfd-output/summary.hpp>
 #include <rocprof-kfd-output/writer.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -60,18 +61,36 @@ struct clock_alignment
     std::vector<uint64_t>    shift_ns;          // per input, added to each timestamp
     std::optional<uint64_t>  boot_time_unix_ns; // of the merged axis
     std::vector<std::string> hosts_without_anchor;
+    // Hosts whose inputs' boot times differ by more than a second: one host boots once, so
+    // these are probably several machines with one name (containers called "localhost").
+    std::vector<std::string> hosts_booted_twice;
+};
+
+// What an input's outputs say of it before its records (read_output_metadata); `readable`
+// false when it has no record file: the merge fails on it, and it takes no part in the rest.
+struct input_header
+{
+    run_info run;
+    bool     readable = false;
 };
 
 clock_alignment
-align_clocks(const std::vector<run_info>& headers)
+align_clocks(const std::vector<input_header>& headers)
 {
     std::map<std::string, std::optional<uint64_t>> anchor_of; // host -> its anchor
+    clock_alignment                                al;
     for(const auto& h : headers)
     {
-        auto& anchor = anchor_of[h.hostname];
-        if(!anchor) anchor = h.boot_time_unix_ns;
+        if(!h.readable) continue;
+        auto& anchor = anchor_of[h.run.hostname];
+        if(!anchor) anchor = h.run.boot_time_unix_ns;
+        const auto&        other  = h.run.boot_time_unix_ns;
+        constexpr uint64_t second = 1000000000;
+        if(anchor && other && (*other > *anchor + second || *anchor > *other + second) &&
+           std::find(al.hosts_booted_twice.begin(), al.hosts_booted_twice.end(), h.run.hostname) ==
+               al.hosts_booted_twice.end())
+            al.hosts_booted_twice.push_back(h.run.hostname);
     }
-    clock_alignment al;
     al.shift_ns.assign(headers.size(), 0);
     std::optional<uint64_t> earliest;
     for(const auto& [host, anchor] : anchor_of)
@@ -81,16 +100,16 @@ align_clocks(const std::vector<run_info>& headers)
         else if(!earliest || *anchor < *earliest)
             earliest = anchor;
     }
-    if(anchor_of.size() == 1)
+    if(anchor_of.size() <= 1)
     {
-        al.boot_time_unix_ns = anchor_of.begin()->second;
+        if(!anchor_of.empty()) al.boot_time_unix_ns = anchor_of.begin()->second;
         al.hosts_without_anchor.clear();
         return al;
     }
     if(!al.hosts_without_anchor.empty()) return al; // no common axis: left as they are
     al.boot_time_unix_ns = earliest;
     for(size_t i = 0; i < headers.size(); ++i)
-        al.shift_ns[i] = *anchor_of[headers[i].hostname] - *earliest;
+        if(headers[i].readable) al.shift_ns[i] = *anchor_of[headers[i].run.hostname] - *earliest;
     return al;
 }
 
@@ -128,22 +147,23 @@ left_by_earlier_run(const std::string& stem, const run_info& own, const std::str
 // Drops the outputs that left_by_earlier_run finds, saying so on stderr (one line each).
 void
 drop_earlier_runs(std::vector<std::pair<std::string, std::string>>& outputs,
-                  std::vector<run_info>&                            headers)
+                  std::vector<input_header>&                        headers)
 {
     std::vector<bool> dropped(outputs.size(), false);
     for(size_t i = 0; i < outputs.size(); ++i)
         for(size_t j = 0; j < outputs.size(); ++j)
         {
             if(i == j || outputs[i].first != outputs[j].first) continue;
-            if(!left_by_earlier_run(outputs[i].second, headers[i], outputs[j].second, headers[j]))
+            if(!left_by_earlier_run(outputs[i].second, headers[i].run, outputs[j].second,
+                                    headers[j].run))
                 continue;
             std::fprintf(stderr,
                          "rocprof-kfd-merge: %s: skipped the %s_* files of pid %u: an earlier run "
                          "(%s) left them there; the folder's %s files are of a later one (%s)\n",
-                         outputs[i].first.c_str(), outputs[i].second.c_str(), headers[i].pid,
-                         headers[i].run_id->c_str(),
+                         outputs[i].first.c_str(), outputs[i].second.c_str(), headers[i].run.pid,
+                         headers[i].run.run_id->c_str(),
                          outputs[j].second.empty() ? "plain" : (outputs[j].second + "_*").c_str(),
-                         headers[j].run_id->c_str());
+                         headers[j].run.run_id->c_str());
             dropped[i] = true;
             break;
         }
@@ -208,11 +228,18 @@ merge_outputs(const merge_options& options)
     }
 
     // The metadata of every input first: the clock shifts must be known before any record.
-    std::vector<run_info> headers(outputs.size());
+    std::vector<input_header> headers(outputs.size());
     for(size_t i = 0; i < outputs.size(); ++i)
-        read_summary_metadata(outputs[i].first, outputs[i].second, headers[i]);
+        headers[i].readable =
+            read_output_metadata(outputs[i].first, outputs[i].second, headers[i].run);
     drop_earlier_runs(outputs, headers);
     const clock_alignment clocks = align_clocks(headers);
+    for(const auto& host : clocks.hosts_booted_twice)
+        std::fprintf(stderr,
+                     "rocprof-kfd-merge: the outputs of host %s have boot times more than a "
+                     "second apart: several machines with that name, or a reboot between runs? "
+                     "They are aligned as one host, by the first one's\n",
+                     host.c_str());
     if(!clocks.hosts_without_anchor.empty())
     {
         std::string hosts;

@@ -120,8 +120,9 @@ host_data_attribute(const Summary& s, uint64_t node)
 std::string
 device_label(const Summary& s, uint64_t node)
 {
+    if((node >> 32) == 0) return device_name(s, node); // no host named
     const std::string& host = host_of(s, node);
-    return host.empty() ? device_name(s, node) : device_name(s, node) + " @ " + host;
+    return device_name(s, node) + " @ " + (host.empty() ? "(unnamed host)" : host);
 }
 
 std::string

@@ -216,6 +216,27 @@ read_range(const Json& r, const std::string& p)
     return out;
 }
 
+// A node's key (Summary::hosts): its gpu_id `id`, with its host's number above bit 32 when
+// entry `e` names a host (a merged summary of several hosts).
+uint64_t
+node_key(const Json& e, const std::string& p, const std::string& field, uint64_t id, Summary& s)
+{
+    const Json* host = member(e, p, "host");
+    if(host == nullptr) return id;
+    if(!host->is_string()) fail(p + ".host", "a string");
+    if(id > 0xffffffffu) fail(p + "." + field, "a 32-bit gpu_id where a host is named");
+    const std::string name = host->get<std::string>();
+    auto              it   = std::find(s.hosts.begin() + 1, s.hosts.end(), name);
+    if(it == s.hosts.end()) it = s.hosts.insert(s.hosts.end(), name);
+    return id | static_cast<uint64_t>(it - s.hosts.begin()) << 32;
+}
+
+uint64_t
+read_node(const Json& e, const std::string& p, const char* field, Summary& s)
+{
+    return node_key(e, p, field, get_u64(e, p, field), s);
+}
+
 void
 read_thrashing(const Json& t, const std::string& p, Summary& s)
 {
@@ -233,8 +254,8 @@ read_thrashing(const Json& t, const std::string& p, Summary& s)
                  if(out.has_pid) out.pid = get_u64(r, rp, "pid");
                  const std::vector<uint64_t> between = get_counts(r, rp, "between");
                  if(between.size() != 2) fail(rp + ".between", "two node ids");
-                 out.between[0] = between[0];
-                 out.between[1] = between[1];
+                 out.between[0] = node_key(r, rp, "between", between[0], s);
+                 out.between[1] = node_key(r, rp, "between", between[1], s);
                  s.thrashing.push_back(out);
              });
     // Written since 2026-12-07; before, only the rows were known.
@@ -248,22 +269,6 @@ void
 check_bins(const std::vector<double>& values, uint64_t bins, const std::string& path)
 {
     if(values.size() != bins) fail(path, "as many values as timeline.bins");
-}
-
-// A node's key (Summary::hosts): its gpu_id, with its host's number above bit 32 when the
-// entry names a host (a merged summary of several hosts).
-uint64_t
-read_node(const Json& e, const std::string& p, const char* field, Summary& s)
-{
-    const uint64_t id   = get_u64(e, p, field);
-    const Json*    host = member(e, p, "host");
-    if(host == nullptr) return id;
-    if(!host->is_string()) fail(p + ".host", "a string");
-    if(id > 0xffffffffu) fail(p + "." + field, "a 32-bit gpu_id where a host is named");
-    const std::string name = host->get<std::string>();
-    auto              it   = std::find(s.hosts.begin() + 1, s.hosts.end(), name);
-    if(it == s.hosts.end()) it = s.hosts.insert(s.hosts.end(), name);
-    return id | static_cast<uint64_t>(it - s.hosts.begin()) << 32;
 }
 
 Timeline

@@ -138,8 +138,10 @@ read_summary_header(const std::string& path, run_info& run, bool& complete)
     return true;
 }
 
+// with_records false: the metadata, agents and loss only (what precedes the records).
 source_result
-read_json_records(const std::string& path, run_info& run, const record_callback& fn)
+read_json_records(const std::string& path, run_info& run, const record_callback& fn,
+                  bool with_records = true)
 {
     source_result result;
     result.source = path;
@@ -167,7 +169,10 @@ read_json_records(const std::string& path, run_info& run, const record_callback&
                 }
             }
             else if(line.rfind("\"records\":[", 0) == 0)
+            {
+                if(!with_records) break;
                 in_records = true;
+            }
             continue;
         }
         if(!line.empty() && line[0] == ']')
@@ -290,7 +295,8 @@ read_csv_records(const std::string& dir, const std::string& stem, const record_c
 }
 
 source_result
-read_sqlite_records(const std::string& path, run_info& run, const record_callback& fn)
+read_sqlite_records(const std::string& path, run_info& run, const record_callback& fn,
+                    bool with_records = true)
 {
     source_result result;
     result.source = path;
@@ -367,6 +373,12 @@ read_sqlite_records(const std::string& path, run_info& run, const record_callbac
               if(name == "buffer_drops") run.loss.buffer_drops = u(st, 1);
               if(name == "records_not_received") run.loss.records_not_received = u(st, 1);
           });
+    if(!with_records)
+    {
+        sqlite3_close(db);
+        result.ok = true;
+        return result;
+    }
     auto base = [&](sqlite3_stmt* st, int op)
     {
         record r          = {};
@@ -538,10 +550,16 @@ find_output_dirs(const std::string& root)
 }
 
 bool
-read_summary_metadata(const std::string& dir, const std::string& stem, run_info& run)
+read_output_metadata(const std::string& dir, const std::string& stem, run_info& run)
 {
     bool complete = false;
-    return read_summary_header(output_path(dir, stem, "summary.json"), run, complete);
+    read_summary_header(output_path(dir, stem, "summary.json"), run, complete);
+    const std::string     db = output_path(dir, stem, "kfd.db");
+    const std::string     js = output_path(dir, stem, "results.json");
+    const record_callback none;
+    if(exists(db)) return read_sqlite_records(db, run, none, false).ok;
+    if(exists(js)) return read_json_records(js, run, none, false).ok;
+    return exists(output_path(dir, stem, "page_fault.csv"));
 }
 
 source_result

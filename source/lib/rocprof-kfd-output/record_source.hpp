@@ -39,9 +39,9 @@ struct source_result
 source_result read_output(const std::string& dir, const std::string& stem, run_info& run,
                           const record_callback& fn, const std::string& prefer = "");
 
-// Reads only the metadata and agents of one process's summary.json (written as the run
-// starts, replaced as it ends) into run: false when it is missing or not JSON.
-bool read_summary_metadata(const std::string& dir, const std::string& stem, run_info& run);
+// Reads what read_output() reads into run before the records, from the same files, and
+// nothing more: false when the outputs have no record file (read_output() fails on them).
+bool read_output_metadata(const std::string& dir, const std::string& stem, run_info& run);
 
 // Parses one record object of results.json (false when it is not one).
 bool parse_record_json(const std::string& line, record& r);

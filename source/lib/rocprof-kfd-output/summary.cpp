@@ -19,6 +19,11 @@ summary_builder::add(const record& r, uint32_t input, uint32_t host)
 {
     int op = r.operation;
     if(op < 1 || op > 4) return;
+    if(host != 0)
+    {
+        if(input >= host_of_input_.size()) host_of_input_.resize(input + 1, 0);
+        host_of_input_[input] = host;
+    }
     records_ += 1;
     uint64_t start    = r.start_timestamp;
     uint64_t end      = std::max(r.end_timestamp, r.start_timestamp);
@@ -178,15 +183,16 @@ summary_builder::thrashing() const
     for(const auto& e : thrash_.all())
     {
         if(e.counters.migrations < threshold_ || e.counters.directions != 3u) continue;
+        const uint32_t host = e.key.input < host_of_input_.size() ? host_of_input_[e.key.input] : 0;
         out.push_back({e.key.block * range_bytes, e.key.block * range_bytes + range_bytes - 1,
-                       e.key.a, e.key.b, e.counters.migrations, e.counters.bytes, e.key.pid});
+                       e.key.a, e.key.b, e.counters.migrations, e.counters.bytes, e.key.pid, host});
     }
     std::sort(out.begin(), out.end(),
               [](const thrashing_range& x, const thrashing_range& y)
               {
                   if(x.migrations != y.migrations) return x.migrations > y.migrations;
                   if(x.start != y.start) return x.start < y.start;
-                  return std::tie(x.a, x.b, x.pid) < std::tie(y.a, y.b, y.pid);
+                  return std::tie(x.a, x.b, x.pid, x.host) < std::tie(y.a, y.b, y.pid, y.host);
               });
     if(out.size() > max_thrashing_ranges) out.resize(max_thrashing_ranges);
     return out;

@@ -65,6 +65,7 @@ struct thrashing_range
     uint64_t migrations = 0;
     uint64_t bytes      = 0;
     uint32_t pid        = 0;
+    uint32_t host       = 0; // a and b are this host's nodes (node_key)
 };
 
 class summary_builder
@@ -122,7 +123,8 @@ private:
     heavy_hitters                                            by_faults_;
     heavy_hitters                                            by_bytes_;
     heavy_hitters                                            thrash_;
-    timeline                                                 timeline_;
+    std::vector<uint32_t> host_of_input_; // a merge's input -> its host (thrashing rows)
+    timeline              timeline_;
 };
 
 // Halves a list of suspension intervals: sorted, then each pair of neighbours becomes one

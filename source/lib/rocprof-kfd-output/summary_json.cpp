@@ -226,8 +226,8 @@ summary_json(const run_info& run, const summary_builder& s, bool complete)
     {
         out += std::string(first ? "" : ",") + "{\"start\":" + json_string(hex(t.start)) +
                ",\"end\":" + json_string(hex(t.end)) + ",\"pid\":" + u(t.pid) + ",\"between\":[" +
-               u(t.a) + "," + u(t.b) + "],\"migrations\":" + u(t.migrations) +
-               ",\"bytes\":" + u(t.bytes) + "}";
+               u(t.a) + "," + u(t.b) + "]" + host_field(run.hosts, make_node_key(t.host, t.a)) +
+               ",\"migrations\":" + u(t.migrations) + ",\"bytes\":" + u(t.bytes) + "}";
         first = false;
     }
     out += "]}";

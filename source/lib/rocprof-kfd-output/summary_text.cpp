@@ -54,7 +54,8 @@ agent_label(const run_info& run, node_key node)
 {
     std::string label = agent_name(run.agents, node) + "(" + std::to_string(node_of(node)) + ")";
     if(run.hosts.size() > 1 && host_of(node) < run.hosts.size())
-        label += " @ " + run.hosts[host_of(node)];
+        label += " @ " + (run.hosts[host_of(node)].empty() ? std::string{"(unnamed host)"}
+                                                           : run.hosts[host_of(node)]);
     return label;
 }
 
@@ -180,8 +181,9 @@ summary_text(const run_info& run, const summary_builder& s)
         for(const auto& t : thrash)
         {
             std::string range = hex(t.start) + "-" + hex(t.end);
-            std::string pair  = agent_label(run, t.a) + " <-> " + agent_label(run, t.b);
-            std::string pid   = pids ? format("pid %" PRIu32 " ", t.pid) : std::string();
+            std::string pair  = agent_label(run, make_node_key(t.host, t.a)) + " <-> " +
+                               agent_label(run, make_node_key(t.host, t.b));
+            std::string pid = pids ? format("pid %" PRIu32 " ", t.pid) : std::string();
             out += format("  %s%-37s %-30s %6" PRIu64 " migrations %11s\n", pid.c_str(),
                           range.c_str(), pair.c_str(), t.migrations, size(t.bytes).c_str());
         }

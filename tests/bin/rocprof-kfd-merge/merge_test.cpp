@@ -1,8 +1,8 @@
 // MIT License - see LICENSE.
 //
-// rocprof-kfd-merge: three ranks (three replays, OMPI_COMM_WORLD_RANK 0..2) whose outputs
+// rocprof-kfd-merge: four ranks (four replays, OMPI_COMM_WORLD_RANK 0..3) whose outputs
 // are made to look like they came from two hosts, merged; the merged trace and summary are
-// checked against the union of the three oracles.
+// checked against the union of the four oracles.
 #include "oracle.hpp"
 #include "summary_check.hpp"
 
@@ -21,19 +21,22 @@ using json = nlohmann::json;
 
 namespace
 {
-// Ranks 1 and 2 replay one log on two hosts: two hosts built alike, whose GPUs have equal
-// gpu_ids (the kernel derives them from the PCI location and the device's properties). Each
-// host's GPUs are its own in the merged summary.
-const char* const logs[3]  = {"thrashing-2gpu-6.12", "mixed-4gpu-6.0", "mixed-4gpu-6.0"};
-const char* const hosts[3] = {"hostA", "hostA", "hostB"};
+// Each log is replayed on both hosts: two hosts built alike, whose GPUs have equal gpu_ids (the
+// kernel derives them from the PCI location and the device's properties). Each host's GPUs
+// are its own in the merged summary.
+constexpr int     rank_count        = 4;
+const char* const logs[rank_count]  = {"thrashing-2gpu-6.12", "mixed-4gpu-6.0", "mixed-4gpu-6.0",
+                                       "thrashing-2gpu-6.12"};
+const char* const hosts[rank_count] = {"hostA", "hostA", "hostB", "hostB"};
 // Each rank's boot_time_unix_ns, written into its outputs: hostB booted 5 s after hostA, so
 // on hostA's clock its timestamps are 5 s later. Rank 1 (hostA too) reads its host's clock
 // 7 ns apart from rank 0: a host's processes share one boot clock, and the merge must keep
 // their timestamps as they are.
-constexpr uint64_t hostA_boot        = 1'700'000'000'000'000'000ull;
-constexpr uint64_t hostB_later       = 5'000'000'000ull;
-const uint64_t     boot_unix_ns[3]   = {hostA_boot, hostA_boot + 7, hostA_boot + hostB_later};
-const uint64_t     shift_on_merge[3] = {0, 0, hostB_later};
+constexpr uint64_t hostA_boot               = 1'700'000'000'000'000'000ull;
+constexpr uint64_t hostB_later              = 5'000'000'000ull;
+const uint64_t     boot_unix_ns[rank_count] = {hostA_boot, hostA_boot + 7, hostA_boot + hostB_later,
+                                               hostA_boot + hostB_later};
+const uint64_t     shift_on_merge[rank_count] = {0, 0, hostB_later, hostB_later};
 
 // The text with its "boot_time_unix_ns" values replaced (null: an output without one).
 std::string
@@ -55,16 +58,16 @@ replace_all(std::string text, const std::string& from, const std::string& to)
 struct ranks
 {
     scratch                    dir;
-    std::vector<oracle_record> oracle; // all three, pids of their processes
+    std::vector<oracle_record> oracle; // all four, pids of their processes
     std::vector<std::string>   outs;
     std::vector<uint64_t>      pids;
 };
 
-// Runs the three ranks with formats; rewrites each one's hostname to its fake host.
+// Runs the four ranks with formats; rewrites each one's hostname to its fake host.
 void
 run_ranks(ranks& r, const std::string& formats)
 {
-    for(int rank = 0; rank < 3; ++rank)
+    for(int rank = 0; rank < rank_count; ++rank)
     {
         std::string name = logs[rank];
         std::string log  = std::string(logs_dir()) + "/" + name + ".log";
@@ -127,8 +130,8 @@ check_merge(ranks& r, const std::string& label)
 
     json s = json::parse(slurp(merged + "/summary.json"), nullptr, false);
     ASSERT_FALSE(s.is_discarded()) << label;
-    ASSERT_EQ(s["inputs"].size(), 3u) << label;
-    for(int rank = 0; rank < 3; ++rank)
+    ASSERT_EQ(s["inputs"].size(), size_t{rank_count}) << label;
+    for(int rank = 0; rank < rank_count; ++rank)
     {
         const auto& in = s["inputs"][rank];
         EXPECT_EQ(in["rank"], std::to_string(rank)) << label;
@@ -140,7 +143,7 @@ check_merge(ranks& r, const std::string& label)
     // The merged time axis is hostA's boot clock (the host that booted first).
     EXPECT_EQ(s["metadata"]["boot_time_unix_ns"], hostA_boot) << label;
     EXPECT_EQ(run.out.find("not aligned"), std::string::npos) << run.out;
-    // The merged summary is the summary of all three oracles together, each host's GPUs its
+    // The merged summary is the summary of all four oracles together, each host's GPUs its
     // own (check_summary keys them by host and gpu_id).
     check_summary(s, r.oracle, 4, label);
     std::set<std::pair<std::string, uint64_t>> gpus;
@@ -152,23 +155,28 @@ check_merge(ranks& r, const std::string& label)
     size_t hostB_agents = 0;
     for(const auto& a : s["agents"])
         hostB_agents += a["host"] == "hostB";
-    EXPECT_EQ(hostB_agents, 5u) << label << ": " << s["agents"]; // the CPU and four GPUs
+    EXPECT_EQ(hostB_agents, 7u) << label << ": " << s["agents"]; // the CPU and 4 + 2 GPUs
     const std::string text = slurp(merged + "/summary.txt");
     EXPECT_NE(text.find(") @ hostB"), std::string::npos) << text;
+    // hostB's thrashing rows name hostB's nodes (hostA's log there thrashes the same ranges).
+    const std::string thrashing = text.substr(text.find("Thrashing"));
+    EXPECT_NE(thrashing.find("CPU(0) @ hostB <-> gfx90a("), std::string::npos) << thrashing;
+    EXPECT_NE(thrashing.find("CPU(0) @ hostA <-> gfx90a("), std::string::npos) << thrashing;
     // The report of the merged summary names the hosts too.
     auto report = run_program({MERGE_TEST_REPORT, merged, "-o", merged + "/report.html"}, {});
     ASSERT_EQ(report.exit_code, 0) << report.out;
     const std::string html = slurp(merged + "/report.html");
     EXPECT_NE(html.find(" @ hostB"), std::string::npos) << label;
     EXPECT_NE(html.find("data-host=\"hostB\""), std::string::npos) << label;
+    EXPECT_NE(html.find("<td>CPU @ hostB ⇄ gfx90a node"), std::string::npos) << label;
 
     trace_check pf = check_pftrace(merged + "/trace.pftrace");
     EXPECT_TRUE(pf.problems.empty()) << label << ": " << pf.problems.front();
     EXPECT_EQ(pf.records, canonical_sorted(r.oracle)) << label;
-    ASSERT_EQ(pf.process_tracks, 3u) << label;
+    ASSERT_EQ(pf.process_tracks, size_t{rank_count}) << label;
     std::set<uint64_t> pids(pf.process_pids.begin(), pf.process_pids.end());
-    EXPECT_EQ(pids.size(), 3u) << label; // one process group each
-    for(int rank = 0; rank < 3; ++rank)
+    EXPECT_EQ(pids.size(), size_t{rank_count}) << label; // one process group each
+    for(int rank = 0; rank < rank_count; ++rank)
     {
         std::string prefix = "rank " + std::to_string(rank) + " @ " + hosts[rank] + ":";
         bool        found  = false;
@@ -179,21 +187,21 @@ check_merge(ranks& r, const std::string& label)
 }
 } // namespace
 
-TEST(merge, three_ranks_two_hosts_from_results_json)
+TEST(merge, four_ranks_two_hosts_from_results_json)
 {
     ranks r;
     run_ranks(r, "summary,json");
     check_merge(r, "json inputs");
 }
 
-TEST(merge, three_ranks_two_hosts_from_sqlite)
+TEST(merge, four_ranks_two_hosts_from_sqlite)
 {
     ranks r;
     run_ranks(r, "summary,sqlite");
     check_merge(r, "sqlite inputs");
 }
 
-TEST(merge, three_ranks_two_hosts_from_csv)
+TEST(merge, four_ranks_two_hosts_from_csv)
 {
     ranks r;
     run_ranks(r, "summary,csv");
@@ -206,11 +214,13 @@ TEST(merge, a_host_without_a_boot_time_leaves_every_clock_as_it_was)
     // input is moved, and the merge says so in one line.
     ranks r;
     run_ranks(r, "summary,json");
-    for(const char* f : {"/summary.json", "/results.json"})
-        spit(r.outs[2] + f, with_boot_time(slurp(r.outs[2] + f), std::nullopt));
+    for(int rank : {2, 3})
+        for(const char* f : {"/summary.json", "/results.json"})
+            spit(r.outs[rank] + f, with_boot_time(slurp(r.outs[rank] + f), std::nullopt));
     std::vector<oracle_record> unshifted = r.oracle;
     for(auto& rec : unshifted)
-        if(rec.pid == r.pids[2]) rec.start -= hostB_later, rec.end -= hostB_later;
+        if(rec.pid == r.pids[2] || rec.pid == r.pids[3])
+            rec.start -= hostB_later, rec.end -= hostB_later;
 
     std::string merged = r.dir.file("merged");
     auto        run    = run_program({merge_program(), "-o", merged, r.dir.file("job")}, {});
@@ -223,6 +233,48 @@ TEST(merge, a_host_without_a_boot_time_leaves_every_clock_as_it_was)
     EXPECT_TRUE(s["metadata"]["boot_time_unix_ns"].is_null());
     check_summary(s, unshifted, 4, "hostB without a boot time");
     EXPECT_EQ(check_pftrace(merged + "/trace.pftrace").records, canonical_sorted(unshifted));
+}
+
+TEST(merge, clocks_are_aligned_from_the_record_files_when_summaries_are_missing)
+{
+    // summary.json is rewritten in place at finalization: a kill then, or a copy of only the
+    // record files, leaves none. The metadata of results.json (or kfd.db) has the boot time
+    // and the host too; once, such inputs were all taken for one unnamed host, unaligned.
+    for(const char* formats : {"summary,json", "summary,sqlite"})
+    {
+        ranks r;
+        run_ranks(r, formats);
+        for(const auto& out : r.outs)
+            ASSERT_EQ(std::remove((out + "/summary.json").c_str()), 0);
+        std::string merged = r.dir.file("merged");
+        auto        run    = run_program({merge_program(), "-o", merged, r.dir.file("job")}, {});
+        ASSERT_EQ(run.exit_code, 0) << run.out;
+        EXPECT_EQ(run.out.find("no boot_time_unix_ns"), std::string::npos) << run.out;
+        json s = json::parse(slurp(merged + "/summary.json"), nullptr, false);
+        ASSERT_FALSE(s.is_discarded());
+        EXPECT_EQ(s["metadata"]["boot_time_unix_ns"], hostA_boot) << formats;
+        EXPECT_EQ(check_pftrace(merged + "/trace.pftrace").records, canonical_sorted(r.oracle))
+            << formats;
+    }
+}
+
+TEST(merge, one_host_name_with_two_boot_times_is_named)
+{
+    // Rank 1 says hostA booted an hour later than rank 0 says: two machines with one name
+    // (containers called "localhost"), or a reboot between runs. Aligned as one host, by
+    // the first input's boot time, and the merge says so.
+    ranks r;
+    run_ranks(r, "summary,json");
+    for(const char* f : {"/summary.json", "/results.json"})
+        spit(r.outs[1] + f, with_boot_time(slurp(r.outs[1] + f), hostA_boot + 3600'000'000'000ull));
+    auto run = run_program({merge_program(), "-o", r.dir.file("merged"), r.dir.file("job")}, {});
+    ASSERT_EQ(run.exit_code, 0) << run.out;
+    EXPECT_NE(run.out.find("rocprof-kfd-merge: the outputs of host hostA have boot times more "
+                           "than a second apart"),
+              std::string::npos)
+        << run.out;
+    EXPECT_EQ(check_pftrace(r.dir.file("merged/trace.pftrace")).records,
+              canonical_sorted(r.oracle));
 }
 
 TEST(merge, usage_errors)

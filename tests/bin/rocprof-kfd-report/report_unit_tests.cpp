@@ -221,6 +221,18 @@ TEST(Reader, EqualGpuIdsOfTwoHostsAreTwoGpus)
     EXPECT_NE(error_of(minimal(R"(,"faults_by_gpu":[{"gpu_id":4660,"host":7}])")), "");
 }
 
+TEST(Reader, ThrashingRowsOfTwoHostsNameEachHostsNodes)
+{
+    const Summary s = parse_summary(minimal(R"(,"agents":[
+        {"gpu_id":4660,"node_id":1,"name":"gfx90a","type":"gpu","host":"hostA"},
+        {"gpu_id":4660,"node_id":1,"name":"gfx90a","type":"gpu","host":"hostB"}],
+        "thrashing":{"threshold":4,"approximate":false,"count":1,"ranges":[{"start":"0x100000",
+        "end":"0x1fffff","pid":42,"between":[0,4660],"host":"hostB","migrations":8,
+        "bytes":32768}]})"));
+    const std::string table = thrashing_table(s);
+    EXPECT_NE(table.find("CPU @ hostB ⇄ gfx90a node 1 @ hostB"), std::string::npos) << table;
+}
+
 TEST(Plots, BandwidthIsBytesPerNanosecondLargestDirectionFirst)
 {
     Summary s;

@@ -839,6 +839,7 @@ expect_summary(const std::vector<oracle_record>& records, uint64_t threshold)
                     uint64_t a = std::min(r.node, r.to), c = std::max(r.node, r.to);
                     auto&    t = thrash[{r.pid, b, a, c}];
                     t.pid      = r.pid;
+                    t.host     = r.host;
                     t.block    = b;
                     t.a        = a;
                     t.b        = c;

@@ -78,8 +78,9 @@ struct range_expect
 };
 struct thrash_expect
 {
-    uint64_t pid = 0, block = 0, a = 0, b = 0, migrations = 0, bytes = 0;
-    bool     forth = false, back = false;
+    uint64_t    pid = 0, block = 0, a = 0, b = 0, migrations = 0, bytes = 0;
+    bool        forth = false, back = false;
+    std::string host; // a and b are its nodes
 };
 struct summary_expect
 {

@@ -140,6 +140,7 @@ check_summary(const nlohmann::json& s, const std::vector<oracle_record>& oracle,
             EXPECT_EQ(row["pid"], e.thrashing[i].pid) << label;
             EXPECT_EQ(row["between"][0], e.thrashing[i].a) << label;
             EXPECT_EQ(row["between"][1], e.thrashing[i].b) << label;
+            EXPECT_EQ(host_of(row), e.thrashing[i].host) << label;
             EXPECT_EQ(row["migrations"], e.thrashing[i].migrations) << label;
             EXPECT_EQ(row["bytes"], e.thrashing[i].bytes) << label;
         }
