@@ -11,10 +11,12 @@
 //            submits the next READ and waits for a completion. A registered file is held by
 //            reference, not by number: no identity check is needed (the program may close or
 //            reuse the number without the reader ever reading another file).
+//   io_uring_wait  the same, each READ linked after a timeout of WAIT_US (default 50): lines
+//            gather that long before the next read (interrupt mitigation), one call a wake-up.
 // Prints per run: events, drops, reader wake-ups and system calls per event (counted at each
 // call site), and the reader thread's user and system CPU per event (RUSAGE_THREAD).
 //
-//   reader-wakeups [poll|io_uring] RATE SECONDS [FIFO_BYTES]
+//   reader-wakeups poll|io_uring|io_uring_wait RATE SECONDS [FIFO_BYTES [WAIT_US]]
 //
 // RATE events/s, evenly spaced (the producer sleeps to each event's time with a 1 us timer
 // slack, as the emulator's KFD_EMULATOR_TIMER_SLACK_NS=1000); FIFO_BYTES at least 4096 (a
@@ -163,30 +165,52 @@ setup(ring& r, unsigned entries)
     return true;
 }
 
-// Queues a READ of registered file `index` into buf (user_data = index).
-void
-queue_read(ring& r, unsigned index, char* buf, size_t size)
+io_uring_sqe&
+next_sqe(ring& r)
 {
     const unsigned tail = *r.sq_tail;
     const unsigned slot = tail & *r.sq_mask;
     io_uring_sqe&  sqe  = r.sqes[slot];
     std::memset(&sqe, 0, sizeof(sqe));
-    sqe.opcode       = IORING_OP_READ;
-    sqe.flags        = IOSQE_FIXED_FILE;
-    sqe.fd           = static_cast<int>(index);
-    sqe.addr         = reinterpret_cast<uint64_t>(buf);
-    sqe.len          = static_cast<unsigned>(size);
-    sqe.off          = static_cast<uint64_t>(-1); // the file's position: a pipe has none
-    sqe.user_data    = index;
     r.sq_array[slot] = slot;
     __atomic_store_n(r.sq_tail, tail + 1, __ATOMIC_RELEASE);
+    return sqe;
+}
+
+// Queues a timeout of `wait`, linked before the next SQE: its expiry counts as success
+// (ETIME_SUCCESS), so the linked READ then runs; no CQE is posted for it (CQE_SKIP_SUCCESS).
+void
+queue_wait(ring& r, __kernel_timespec& wait)
+{
+    io_uring_sqe& sqe = next_sqe(r);
+    sqe.opcode        = IORING_OP_TIMEOUT;
+    sqe.flags         = IOSQE_IO_LINK | IOSQE_CQE_SKIP_SUCCESS;
+    sqe.addr          = reinterpret_cast<uint64_t>(&wait);
+    sqe.len           = 1;
+    sqe.timeout_flags = IORING_TIMEOUT_ETIME_SUCCESS;
+    sqe.user_data     = 2;
+}
+
+// Queues a READ of registered file `index` into buf (user_data = index).
+void
+queue_read(ring& r, unsigned index, char* buf, size_t size)
+{
+    io_uring_sqe& sqe = next_sqe(r);
+    sqe.opcode        = IORING_OP_READ;
+    sqe.flags         = IOSQE_FIXED_FILE;
+    sqe.fd            = static_cast<int>(index);
+    sqe.addr          = reinterpret_cast<uint64_t>(buf);
+    sqe.len           = static_cast<unsigned>(size);
+    sqe.off           = static_cast<uint64_t>(-1); // the file's position: a pipe has none
+    sqe.user_data     = index;
 }
 
 // The io_uring reader: the FIFO and the stop eventfd registered; a READ of each kept queued.
 void
-read_with_io_uring(int fd, int stop_fd, size_t fifo, counts& c)
+read_with_io_uring(int fd, int stop_fd, size_t fifo, uint64_t wait_ns, counts& c)
 {
-    ring r;
+    __kernel_timespec wait{0, static_cast<long long>(wait_ns)};
+    ring              r;
     if(!setup(r, 8))
     {
         std::fprintf(stderr, "reader-wakeups: io_uring_setup: %s\n", std::strerror(errno));
@@ -219,8 +243,14 @@ read_with_io_uring(int fd, int stop_fd, size_t fifo, counts& c)
                 stopping = true;
                 continue;
             }
+            if(cqe.user_data == 2) continue; // a failed timeout (none expected)
             ++c.wakeups;
             if(cqe.res > 0) c.bytes += static_cast<uint64_t>(cqe.res);
+            if(wait_ns > 0)
+            {
+                queue_wait(r, wait);
+                ++to_submit;
+            }
             queue_read(r, 0, buf, fifo);
             ++to_submit;
         }
@@ -243,7 +273,9 @@ main(int argc, char** argv)
     const uint64_t    rate    = std::strtoull(argv[2], nullptr, 10);
     const double      seconds = std::strtod(argv[3], nullptr);
     const size_t      fifo    = argc > 4 ? std::strtoull(argv[4], nullptr, 10) : 8192;
-    if((mode != "poll" && mode != "io_uring") || rate == 0 || seconds <= 0 || fifo < 4096)
+    const uint64_t    wait_us = argc > 5 ? std::strtoull(argv[5], nullptr, 10) : 50;
+    if((mode != "poll" && mode != "io_uring" && mode != "io_uring_wait") || rate == 0 ||
+       seconds <= 0 || fifo < 4096)
     {
         std::fprintf(stderr, "reader-wakeups: bad arguments\n");
         return 2;
@@ -266,7 +298,8 @@ main(int argc, char** argv)
             if(mode == "poll")
                 read_with_poll(pipe_fds[0], stop_pipe[0], fifo, c);
             else
-                read_with_io_uring(pipe_fds[0], stop_pipe[0], fifo, c);
+                read_with_io_uring(pipe_fds[0], stop_pipe[0], fifo,
+                                   mode == "io_uring_wait" ? wait_us * 1000 : 0, c);
         });
     uint64_t events = 0;
     uint64_t drops  = produce(pipe_fds[1], rate, seconds, events);

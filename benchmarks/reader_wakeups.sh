@@ -1,7 +1,8 @@
 #!/bin/bash
 # The SDK's reader pattern (ppoll + identity check + read) against an io_uring reader (one
-# io_uring_enter per wake-up, a registered file), on a pipe of FIFO size fed with evenly
-# spaced events: 5 alternated runs per configuration, medians. BENCHMARKS.md, "An io_uring
+# io_uring_enter per wake-up, a registered file), without and with a 50 us wait linked before
+# each read, on a pipe of FIFO size fed with evenly spaced events: 5 alternated runs per
+# configuration, medians. BENCHMARKS.md, "An io_uring
 # reader, measured outside the SDK".
 #
 #   benchmarks/reader_wakeups.sh [BUILD_DIR] [SECONDS]
@@ -14,8 +15,8 @@ trap 'rm -f "$out"' EXIT
 for config in "100000 4096" "200000 8192" "500000 8192"; do
     read -r rate fifo <<<"$config"
     for _ in 1 2 3 4 5; do
-        for mode in poll io_uring; do
-            echo "$fifo $("$program" "$mode" "$rate" "$seconds" "$fifo")" >>"$out"
+        for mode in poll io_uring io_uring_wait; do
+            echo "$fifo $("$program" "$mode" "$rate" "$seconds" "$fifo" 50)" >>"$out"
         done
     done
 done
