@@ -6,6 +6,7 @@
 #include "summary.hpp"
 #include "text.hpp"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdarg>
 #include <cstdio>
@@ -128,21 +129,33 @@ summary_text(const run_info& run, const summary_builder& s)
     if(s.operations().empty()) out += "  (no records)\n";
 
     out += "\nMigrations by direction:\n";
+    int direction_width = 30;
+    for(const auto& [key, d] : s.directions())
+        direction_width =
+            std::max(direction_width, static_cast<int>(agent_label(run, key.first).size() + 4 +
+                                                       agent_label(run, key.second).size()));
     for(const auto& [key, d] : s.directions())
     {
         double gbps =
             d.total_ns ? static_cast<double>(d.bytes) / static_cast<double>(d.total_ns) : 0.0;
         std::string dir = agent_label(run, key.first) + " -> " + agent_label(run, key.second);
-        out += format("  %-30s %9" PRIu64 " migrations %11s %9.2f GB/s\n", dir.c_str(), d.count,
-                      size(d.bytes).c_str(), gbps);
+        out += format("  %-*s %9" PRIu64 " migrations %11s %9.2f GB/s\n", direction_width,
+                      dir.c_str(), d.count, size(d.bytes).c_str(), gbps);
     }
     if(s.directions().empty()) out += "  none\n";
 
+    // The GPU column as wide as its longest label (a merge of several hosts adds "@ host").
+    int gpu_width = 16;
+    for(const auto& [gpu, f] : s.faults())
+        gpu_width = std::max(gpu_width, static_cast<int>(agent_label(run, gpu).size()));
+    for(const auto& [gpu, q] : s.suspensions())
+        gpu_width = std::max(gpu_width, static_cast<int>(agent_label(run, gpu).size()));
+
     out += "\nPage faults by GPU:\n";
     for(const auto& [gpu, f] : s.faults())
-        out += format("  %-16s read: %" PRIu64 " migrated, %" PRIu64 " updated; write: %" PRIu64
+        out += format("  %-*s read: %" PRIu64 " migrated, %" PRIu64 " updated; write: %" PRIu64
                       " migrated, %" PRIu64 " updated\n",
-                      agent_label(run, gpu).c_str(), f.read_migrated, f.read_updated,
+                      gpu_width, agent_label(run, gpu).c_str(), f.read_migrated, f.read_updated,
                       f.write_migrated, f.write_updated);
     if(s.faults().empty()) out += "  none\n";
 
@@ -151,7 +164,7 @@ summary_text(const run_info& run, const summary_builder& s)
     const char*    of   = run.emulated ? "the records' time span" : "wall time";
     for(const auto& [gpu, q] : s.suspensions())
         out += format(
-            "  %-16s %9" PRIu64 " suspensions, %s suspended (%.1f%% of %s)\n",
+            "  %-*s %9" PRIu64 " suspensions, %s suspended (%.1f%% of %s)\n", gpu_width,
             agent_label(run, gpu).c_str(), q.count, duration(q.total_ns).c_str(),
             base ? 100.0 * static_cast<double>(q.total_ns) / static_cast<double>(base) : 0.0, of);
     if(s.suspensions().empty()) out += "  none\n";
