@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -88,6 +90,53 @@ TEST(output_claim, an_earlier_runs_claim_whose_process_is_gone_is_taken_over)
     EXPECT_EQ(c.stem, "");
     // the claim is now this run's
     EXPECT_TRUE(claim_output(d.path, "", 1235, "run-new").renamed);
+}
+
+TEST(output_claim, a_claimant_waits_for_a_takeover_in_progress_and_reads_its_claim)
+{
+    // Two processes of one run that found an earlier run's claim at once both took it over
+    // (read, then rewrote the file), and wrote the same files. A takeover now holds the owner
+    // file's lock. Here the test is the first taker: the file locked and emptied, as in the
+    // middle of its rewrite. The claimant must wait for it and read its claim (before, it read
+    // the empty file and wrote the plain names too).
+    folder            d;
+    const std::string owner = d.path + "/.rocprof-kfd-owner";
+    d.owner("", std::to_string(gone_pid()) + " run-old\n");
+    int fd = open(owner.c_str(), O_RDWR | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    struct flock whole = {};
+    whole.l_type       = F_WRLCK;
+    whole.l_whence     = SEEK_SET; // l_start 0, l_len 0: the whole file
+    ASSERT_EQ(fcntl(fd, F_SETLKW, &whole), 0);
+    ASSERT_EQ(ftruncate(fd, 0), 0);
+
+    pid_t child = fork();
+    if(child == 0)
+    {
+        auto c = claim_output(d.path, "", static_cast<uint32_t>(getpid()), "run-new");
+        _exit(c.renamed ? 1 : 0);
+    }
+    // A gate, not a sleep: until the kernel lists the child's lock request as blocked on ours
+    // (or the child ended without waiting, as it did before the fix).
+    bool waited = false;
+    int  status = 0;
+    for(int i = 0; i < 100000 && !waited; ++i)
+    {
+        if(waitpid(child, &status, WNOHANG) == child) break;
+        std::ifstream locks("/proc/locks");
+        for(std::string line; std::getline(locks, line);)
+            if(line.find("-> POSIX") != std::string::npos &&
+               line.find(" " + std::to_string(child) + " ") != std::string::npos)
+                waited = true;
+        if(!waited) sched_yield();
+    }
+    const std::string ours = std::to_string(getpid()) + " run-new\n";
+    ASSERT_EQ(pwrite(fd, ours.data(), ours.size(), 0), static_cast<ssize_t>(ours.size()));
+    close(fd); // the takeover is done: the lock goes with the descriptor
+    if(waited || waitpid(child, &status, WNOHANG) == 0) waitpid(child, &status, 0);
+    EXPECT_TRUE(waited);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 1); // it named its files with its pid
 }
 
 TEST(output_claim, a_folder_that_cannot_be_claimed_keeps_the_names)

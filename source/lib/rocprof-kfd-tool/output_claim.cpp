@@ -19,25 +19,55 @@ owner_path(const std::string& directory, const std::string& stem)
     return directory + "/." + (stem.empty() ? std::string{} : stem + "_") + "rocprof-kfd-owner";
 }
 
-bool
-write_owner(int fd, uint32_t pid, const std::string& run_id)
+std::string
+owner_text(uint32_t pid, const std::string& run_id)
 {
-    std::string text = std::to_string(pid) + " " + run_id + "\n";
-    bool        ok   = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+    return std::to_string(pid) + " " + run_id + "\n";
+}
+
+// Creates `path` holding the claim, whole or not at all: written to a file of our own first,
+// then linked into place (link fails if `path` exists). A file created in place would be seen
+// empty by another claimant for a moment, and taken for no claim.
+bool
+create_owner(const std::string& path, uint32_t pid, const std::string& run_id, bool& exists)
+{
+    exists                 = false;
+    const std::string text = owner_text(pid, run_id);
+    const std::string tmp  = path + "." + std::to_string(pid) + ".tmp";
+    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if(fd < 0) return false;
+    const bool wrote = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+    ::close(fd);
+    const int linked = wrote ? ::link(tmp.c_str(), path.c_str()) : -1;
+    const int error  = errno;
+    ::unlink(tmp.c_str());
+    if(linked == 0) return true;
+    exists = wrote && error == EEXIST;
+    if(!wrote || (error != EPERM && error != ENOTSUP && error != EOPNOTSUPP)) return false;
+    // A file system without hard links: created in place, as before link was used. Empty for
+    // a moment, it can be taken over by a claimant that reads it then: the race the link
+    // closes elsewhere stays open here.
+    fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if(fd < 0)
+    {
+        exists = errno == EEXIST;
+        return false;
+    }
+    const bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
     ::close(fd);
     return ok;
 }
 
-// The owner file's pid and run id; false when it cannot be read.
+// The owner file's pid and run id, read through fd; false when it holds no claim.
 bool
-read_owner(const std::string& path, uint32_t& pid, std::string& run_id)
+read_owner(int fd, uint32_t& pid, std::string& run_id)
 {
-    FILE* f = std::fopen(path.c_str(), "re");
-    if(f == nullptr) return false;
+    char    text[160] = {};
+    ssize_t n         = ::pread(fd, text, sizeof(text) - 1, 0);
+    if(n <= 0) return false;
     char          id[128] = {};
     unsigned long p       = 0;
-    int           fields  = std::fscanf(f, "%lu %127s", &p, id);
-    std::fclose(f);
+    int           fields  = std::sscanf(text, "%lu %127s", &p, id);
     if(fields < 1) return false;
     pid    = static_cast<uint32_t>(p);
     run_id = fields == 2 ? id : "";
@@ -61,23 +91,47 @@ enum class attempt
 attempt
 try_claim(const std::string& path, uint32_t pid, const std::string& run_id, uint32_t& other)
 {
-    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if(fd >= 0) return write_owner(fd, pid, run_id) ? attempt::claimed : attempt::unclaimed;
-    if(errno != EEXIST) return attempt::unclaimed;
+    bool exists = false;
+    if(create_owner(path, pid, run_id, exists)) return attempt::claimed;
+    if(!exists) return attempt::unclaimed;
+    // Read and taken over under an exclusive lock of the file: of two processes that find an
+    // earlier run's claim at once, the second reads the first's (before, both took it over
+    // and wrote the same files). A POSIX record lock, not flock: it belongs to this process,
+    // so a child forked meanwhile does not keep it held after we close the file.
+    int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+    if(fd < 0) return attempt::unclaimed;
+    struct flock whole
+    {
+    };
+    whole.l_type   = F_WRLCK;
+    whole.l_whence = SEEK_SET;
+    int locked     = -1;
+    do
+    {
+        locked = ::fcntl(fd, F_SETLKW, &whole);
+    } while(locked != 0 && errno == EINTR);
     uint32_t    owner = 0;
     std::string owner_run;
-    if(!read_owner(path, owner, owner_run)) return attempt::unclaimed;
-    if(owner == pid) return attempt::claimed;
-    const bool same_run = !run_id.empty() && owner_run == run_id;
-    if(same_run || is_alive(owner))
+    attempt     result = attempt::unclaimed;
+    if(locked != 0)
+        result = attempt::unclaimed;
+    else if(read_owner(fd, owner, owner_run) && owner == pid)
+        result = attempt::claimed;
+    else if(owner != 0 && ((!run_id.empty() && owner_run == run_id) || is_alive(owner)))
     {
-        other = owner;
-        return attempt::taken;
+        other  = owner;
+        result = attempt::taken;
     }
-    // An earlier run's, its process gone: taken over.
-    fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
-    if(fd < 0) return attempt::unclaimed;
-    return write_owner(fd, pid, run_id) ? attempt::claimed : attempt::unclaimed;
+    else
+    {
+        // An earlier run's, its process gone (or a claim never finished): taken over.
+        const std::string text = owner_text(pid, run_id);
+        if(::ftruncate(fd, 0) == 0 &&
+           ::pwrite(fd, text.data(), text.size(), 0) == static_cast<ssize_t>(text.size()))
+            result = attempt::claimed;
+    }
+    ::close(fd); // releases the lock (any close of the file by this process would)
+    return result;
 }
 } // namespace
 
