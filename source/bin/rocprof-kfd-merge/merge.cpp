@@ -113,12 +113,18 @@ align_clocks(const std::vector<input_header>& headers)
     return al;
 }
 
-// When a run started, as Unix time where its boot time is known (a reboot between two runs
-// restarts the boot clock), else on the boot clock.
-unsigned __int128
-start_time(const run_info& run)
+// Whether run `earlier` had ended when run `later` started. On Unix time where both boot
+// times are known (a reboot between two runs restarts the boot clock); on the boot clock only
+// for two runs of one host without them; never when `earlier`'s end is unknown.
+bool
+ended_before_start_of(const run_info& earlier, const run_info& later)
 {
-    return static_cast<unsigned __int128>(run.boot_time_unix_ns.value_or(0)) + run.start_ns;
+    if(earlier.end_ns == 0 || later.start_ns == 0) return false;
+    if(earlier.boot_time_unix_ns && later.boot_time_unix_ns)
+        return static_cast<unsigned __int128>(*earlier.boot_time_unix_ns) + earlier.end_ns <
+               static_cast<unsigned __int128>(*later.boot_time_unix_ns) + later.start_ns;
+    if(earlier.boot_time_unix_ns || later.boot_time_unix_ns) return false;
+    return earlier.hostname == later.hostname && earlier.end_ns < later.start_ns;
 }
 
 // Whether output `own` (its stem `stem`) is an earlier run's, left in a folder that a later
@@ -127,8 +133,9 @@ start_time(const run_info& run)
 // the plain files, but the `<pid>_` ones of the earlier run's other processes stay, and
 // merged with the rerun's they would add an old run's records to it. Such a stem is named
 // after its own process beside the stem it was renamed from (`base`), whose process ran under
-// another rocprof-kfd run and started later. One started as late or later is kept: two runs
-// writing into one folder at once are both current.
+// another rocprof-kfd run, which started after this one had ended. Runs that overlapped in time
+// are all kept: several writing into one folder at once (`mpirun -np 8 rocprof-kfd -d out`
+// starts one run per rank) are all current.
 bool
 left_by_earlier_run(const std::string& stem, const run_info& own, const std::string& base_stem,
                     const run_info& base)
@@ -141,7 +148,7 @@ left_by_earlier_run(const std::string& stem, const run_info& own, const std::str
                         stem.compare(0, stem.size() - pid.size() - 1, base_stem) == 0);
     return named_after_pid && (stem == pid ? base_stem.empty() : !base_stem.empty()) &&
            own.run_id && base.run_id && *own.run_id != *base.run_id &&
-           own.hostname == base.hostname && start_time(own) < start_time(base);
+           ended_before_start_of(own, base);
 }
 
 // Drops the outputs that left_by_earlier_run finds, saying so on stderr (one line each).

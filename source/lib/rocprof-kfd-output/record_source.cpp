@@ -549,37 +549,104 @@ find_output_dirs(const std::string& root)
     return out;
 }
 
+namespace
+{
+// Whether two outputs' metadata are one process's run: same pid, and same run id and start
+// where both have them.
+bool
+same_run(const run_info& a, const run_info& b)
+{
+    return a.pid == b.pid && (!a.run_id || !b.run_id || *a.run_id == *b.run_id) &&
+           (a.start_ns == 0 || b.start_ns == 0 || a.start_ns == b.start_ns);
+}
+
+// What the record file leaves unsaid (results.json's end comes after its records) or what a
+// file of an older version lacks, from summary.json.
+void
+fill_from_summary(run_info& run, const run_info& summary)
+{
+    if(run.end_ns == 0) run.end_ns = summary.end_ns;
+    if(!run.boot_time_unix_ns) run.boot_time_unix_ns = summary.boot_time_unix_ns;
+    if(!run.run_id) run.run_id = summary.run_id;
+}
+
+// The record files of one output, best first, as `prefer` allows; with summary.json (`summary`
+// read), only those of its run: a folder reused with other --output-format values keeps the
+// earlier run's kfd.db or results.json beside the new files.
+std::vector<std::pair<std::string, std::string>>
+record_files(const std::string& dir, const std::string& stem, const std::string& prefer,
+             const run_info* summary, std::string& skipped)
+{
+    std::vector<std::pair<std::string, std::string>> files;
+    const record_callback                            none;
+    for(const char* kind : {"sqlite", "json"})
+    {
+        const std::string path =
+            output_path(dir, stem, std::string(kind) == "sqlite" ? "kfd.db" : "results.json");
+        if((!prefer.empty() && prefer != kind) || !exists(path)) continue;
+        run_info file_run;
+        auto     header = std::string(kind) == "sqlite"
+                              ? read_sqlite_records(path, file_run, none, false)
+                              : read_json_records(path, file_run, none, false);
+        if(summary && header.ok && !same_run(*summary, file_run))
+        {
+            skipped += (skipped.empty() ? "" : ", ") + path;
+            continue;
+        }
+        files.emplace_back(kind, path);
+    }
+    // CSV files carry no metadata to check.
+    if((prefer.empty() || prefer == "csv") && exists(output_path(dir, stem, "page_fault.csv")))
+        files.emplace_back("csv", output_path(dir, stem, "page_fault.csv"));
+    return files;
+}
+} // namespace
+
 bool
 read_output_metadata(const std::string& dir, const std::string& stem, run_info& run)
 {
-    bool complete = false;
-    read_summary_header(output_path(dir, stem, "summary.json"), run, complete);
-    const std::string     db = output_path(dir, stem, "kfd.db");
-    const std::string     js = output_path(dir, stem, "results.json");
+    bool       complete = false;
+    run_info   summary  = run;
+    const bool has_summary =
+        read_summary_header(output_path(dir, stem, "summary.json"), summary, complete);
+    std::string skipped;
+    auto        files = record_files(dir, stem, "", has_summary ? &summary : nullptr, skipped);
+    if(files.empty()) return false;
     const record_callback none;
-    if(exists(db)) return read_sqlite_records(db, run, none, false).ok;
-    if(exists(js)) return read_json_records(js, run, none, false).ok;
-    return exists(output_path(dir, stem, "page_fault.csv"));
+    if(has_summary)
+    {
+        run = summary;
+        return true;
+    }
+    if(files.front().first == "sqlite")
+        return read_sqlite_records(files.front().second, run, none, false).ok;
+    if(files.front().first == "json")
+        return read_json_records(files.front().second, run, none, false).ok;
+    return true;
 }
 
 source_result
 read_output(const std::string& dir, const std::string& stem, run_info& run,
             const record_callback& fn, const std::string& prefer)
 {
-    bool complete = false;
-    read_summary_header(output_path(dir, stem, "summary.json"), run, complete);
-    std::string   db  = output_path(dir, stem, "kfd.db");
-    std::string   js  = output_path(dir, stem, "results.json");
-    std::string   csv = output_path(dir, stem, "page_fault.csv");
+    bool       complete = false;
+    const bool has_summary =
+        read_summary_header(output_path(dir, stem, "summary.json"), run, complete);
+    const run_info summary = run;
+    std::string    skipped;
+    auto files = record_files(dir, stem, prefer, has_summary ? &summary : nullptr, skipped);
     source_result r;
-    if((prefer.empty() || prefer == "sqlite") && exists(db))
-        r = read_sqlite_records(db, run, fn);
-    else if((prefer.empty() || prefer == "json") && exists(js))
-        r = read_json_records(js, run, fn);
-    else if((prefer.empty() || prefer == "csv") && exists(csv))
-        r = read_csv_records(dir, stem, fn);
+    if(files.empty())
+        r.error = skipped.empty() ? "no kfd.db, results.json or CSV files"
+                                  : "its record files are another run's than its summary.json (" +
+                                        skipped + ")";
+    else if(files.front().first == "sqlite")
+        r = read_sqlite_records(files.front().second, run, fn);
+    else if(files.front().first == "json")
+        r = read_json_records(files.front().second, run, fn);
     else
-        r.error = "no kfd.db, results.json or CSV files";
+        r = read_csv_records(dir, stem, fn);
+    if(has_summary) fill_from_summary(run, summary);
     if(complete) r.complete = true;
     return r;
 }

@@ -10,10 +10,12 @@
 
 #include <dirent.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <fstream>
 #include <map>
 #include <thread>
 
@@ -366,6 +368,70 @@ TEST(RealTool, MergeOfARerunsFolderSkipsTheEarlierRunsLeftovers)
     EXPECT_NE(merged.find("\"stem\":\"" + second[0] + "\""), std::string::npos)
         << merged.substr(0, 900);
     EXPECT_NE(merged.find("\"stem\":\"\""), std::string::npos) << merged.substr(0, 900);
+}
+
+// Runs at once into one folder (`mpirun -np 8 rocprof-kfd -d out`: a run per rank) are all
+// current: the merge takes every one. It skipped the `<pid>_` files of any that started before
+// the run that got the plain names, as if an earlier run had left them.
+TEST(RealTool, MergeOfRunsAtOnceIntoOneFolderTakesThemAll)
+{
+    scratch    dir;
+    const auto out   = dir.file("out");
+    const auto ready = dir.file("ready");
+    ASSERT_EQ(mkdir(ready.c_str(), 0755), 0);
+    const int runs = 6;
+    // Each program waits for all: the runs overlap (a run that had ended before another
+    // started would be an earlier run to it, whose plain files the later one replaces).
+    const std::string once = command + " --no-summary --output-format summary,json --emulate " +
+                             logs_dir + "/" + workload + ".log -d " + out + " -- " + program +
+                             " barrier " + ready + " " + std::to_string(runs);
+    std::string script;
+    for(int i = 0; i < runs; ++i)
+        script += once + " & ";
+    auto r = run({"/bin/sh", "-c", script + "wait"}, real_env(dir));
+    ASSERT_EQ(r.status, 0) << r.err;
+    auto m = run({command, "merge", "-o", dir.file("merged"), out}, real_env(dir));
+    ASSERT_EQ(m.status, 0) << m.err;
+    EXPECT_EQ(m.err.find("an earlier run"), std::string::npos) << m.err;
+    const std::string merged = read_file(dir.file("merged/summary.json"));
+    size_t            stems  = 0;
+    for(size_t at = merged.find("\"stem\":"); at != std::string::npos;
+        at        = merged.find("\"stem\":", at + 1))
+        ++stems;
+    EXPECT_EQ(stems, static_cast<size_t>(runs)) << merged.substr(0, 900);
+}
+
+// A folder reused with other --output-format values keeps the earlier run's kfd.db beside the
+// rerun's summary.json and results.json. A merge read its records (kfd.db first), an earlier
+// run's, under the rerun's name; it takes the record file of summary.json's run now.
+TEST(RealTool, MergeReadsTheRecordFileOfTheSummarysRunNotAStaleOne)
+{
+    scratch    dir;
+    const auto out      = dir.file("out");
+    const auto run_with = [&](const char* formats)
+    {
+        return run({command, "--no-summary", "--output-format", formats, "--emulate",
+                    logs_dir + "/" + workload + ".log", "-d", out, "--", program, "exit", "0"},
+                   real_env(dir));
+    };
+    ASSERT_EQ(run_with("summary,sqlite").status, 0);
+    const auto pid_in = [](const std::string& json)
+    {
+        const auto at = json.find("\"pid\":");
+        return at == std::string::npos ? std::string{}
+                                       : json.substr(at + 6, json.find(',', at) - at - 6);
+    };
+    const std::string first = pid_in(read_file(out + "/summary.json"));
+    ASSERT_EQ(run_with("summary,json").status, 0);
+    const std::string second = pid_in(read_file(out + "/summary.json"));
+    ASSERT_NE(first, second);
+    ASSERT_TRUE(std::ifstream(out + "/kfd.db").good()); // the earlier run's, still there
+
+    auto m = run({command, "merge", "-o", dir.file("merged"), out}, real_env(dir));
+    ASSERT_EQ(m.status, 0) << m.err;
+    const std::string merged = read_file(dir.file("merged/summary.json"));
+    EXPECT_NE(merged.find("\"pid\":" + second + ","), std::string::npos) << merged.substr(0, 900);
+    EXPECT_EQ(merged.find("\"pid\":" + first + ","), std::string::npos) << merged.substr(0, 900);
 }
 
 // A normal exit needs no repair, and says nothing of one.

@@ -13,7 +13,11 @@
 //   reopen-stderr FILE  closes fd 2, opens FILE (it gets fd 2), writes "data\n" to it, exits 0
 //   count FD          as wait, but SIGINT is reported ("got 2") and the program waits on;
 //                     SIGUSR1 reports and exits 0
+//   barrier DIR N     creates DIR/<pid>, waits until DIR holds N entries, exits 0: N runs
+//                     started apart are all running at once
+#include <dirent.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -91,6 +95,29 @@ run_child(const char* self, const char* file)
     if(child < 0 || waitpid(child, &status, 0) != child) return 6;
     return WIFEXITED(status) ? WEXITSTATUS(status) : 7;
 }
+size_t
+entries_in(const char* dir)
+{
+    DIR* d = opendir(dir);
+    if(d == nullptr) return 0;
+    size_t n = 0;
+    while(const dirent* e = readdir(d))
+        if(e->d_name[0] != '.') ++n;
+    closedir(d);
+    return n;
+}
+
+int
+barrier(const char* dir, size_t n)
+{
+    const std::string mine = std::string(dir) + "/" + std::to_string(getpid());
+    int               fd   = open(mine.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if(fd < 0) return 8;
+    close(fd);
+    while(entries_in(dir) < n)
+        sched_yield();
+    return 0;
+}
 } // namespace
 
 int
@@ -117,6 +144,8 @@ main(int argc, char** argv)
         return write(fd, "data\n", 5) == 5 ? 0 : 6;
     }
     if(mode == "child" && argc > 2) return run_child("/proc/self/exe", argv[2]);
+    if(mode == "barrier" && argc > 3)
+        return barrier(argv[2], static_cast<size_t>(strtoul(argv[3], nullptr, 10)));
     if(mode == "wait" && argc > 2) return wait_for_signal(atoi(argv[2]), false);
     if(mode == "count" && argc > 2) return wait_for_signal(atoi(argv[2]), true);
     fprintf(stderr, "test-program: unknown mode\n");
