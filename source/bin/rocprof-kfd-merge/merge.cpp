@@ -1,6 +1,7 @@
 // MIT License - see LICENSE.
 #include "merge.hpp"
 
+#include <rocprof-kfd-output/earlier_run.hpp>
 #include <rocprof-kfd-output/loss.hpp>
 #include <rocprof-kfd-output/output_file.hpp>
 #include <rocprof-kfd-output/perfetto_writer.hpp>
@@ -113,42 +114,11 @@ align_clocks(const std::vector<input_header>& headers)
     return al;
 }
 
-// Whether run `earlier` had ended when run `later` started. On Unix time where both boot
-// times are known (a reboot between two runs restarts the boot clock); on the boot clock only
-// for two runs of one host without them; never when `earlier`'s end is unknown.
-bool
-ended_before_start_of(const run_info& earlier, const run_info& later)
+// What earlier_run.hpp's rule needs of an input's metadata.
+run_span
+span_of(const run_info& run)
 {
-    if(earlier.end_ns == 0 || later.start_ns == 0) return false;
-    if(earlier.boot_time_unix_ns && later.boot_time_unix_ns)
-        return static_cast<unsigned __int128>(*earlier.boot_time_unix_ns) + earlier.end_ns <
-               static_cast<unsigned __int128>(*later.boot_time_unix_ns) + later.start_ns;
-    if(earlier.boot_time_unix_ns || later.boot_time_unix_ns) return false;
-    return earlier.hostname == later.hostname && earlier.end_ns < later.start_ns;
-}
-
-// Whether output `own` (its stem `stem`) is an earlier run's, left in a folder that a later
-// run wrote into. Processes that share a folder each claim it in turn: the first writes plain
-// names, each other one `<pid>_<name>` (output_claim.hpp). A rerun into that folder replaces
-// the plain files, but the `<pid>_` ones of the earlier run's other processes stay, and
-// merged with the rerun's they would add an old run's records to it. Such a stem is named
-// after its own process beside the stem it was renamed from (`base`), whose process ran under
-// another rocprof-kfd run, which started after this one had ended. Runs that overlapped in time
-// are all kept: several writing into one folder at once (`mpirun -np 8 rocprof-kfd -d out`
-// starts one run per rank) are all current.
-bool
-left_by_earlier_run(const std::string& stem, const run_info& own, const std::string& base_stem,
-                    const run_info& base)
-{
-    const std::string pid = std::to_string(own.pid);
-    const bool        named_after_pid =
-        stem == pid || (stem.size() > pid.size() + 1 &&
-                        stem.compare(stem.size() - pid.size(), pid.size(), pid) == 0 &&
-                        stem[stem.size() - pid.size() - 1] == '_' &&
-                        stem.compare(0, stem.size() - pid.size() - 1, base_stem) == 0);
-    return named_after_pid && (stem == pid ? base_stem.empty() : !base_stem.empty()) &&
-           own.run_id && base.run_id && *own.run_id != *base.run_id &&
-           ended_before_start_of(own, base);
+    return {run.pid, run.hostname, run.run_id, run.start_ns, run.end_ns, run.boot_time_unix_ns};
 }
 
 // Drops the outputs that left_by_earlier_run finds, saying so on stderr (one line each).
@@ -161,8 +131,8 @@ drop_earlier_runs(std::vector<std::pair<std::string, std::string>>& outputs,
         for(size_t j = 0; j < outputs.size(); ++j)
         {
             if(i == j || outputs[i].first != outputs[j].first) continue;
-            if(!left_by_earlier_run(outputs[i].second, headers[i].run, outputs[j].second,
-                                    headers[j].run))
+            if(!left_by_earlier_run(outputs[i].second, span_of(headers[i].run), outputs[j].second,
+                                    span_of(headers[j].run)))
                 continue;
             std::fprintf(stderr,
                          "rocprof-kfd-merge: %s: skipped the %s_* files of pid %u: an earlier run "

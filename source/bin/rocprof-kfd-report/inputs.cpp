@@ -1,6 +1,8 @@
 // MIT License - see LICENSE.
 #include "inputs.hpp"
 
+#include <rocprof-kfd-output/earlier_run.hpp>
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <system_error>
+#include <utility>
 
 namespace rocprof_kfd_report
 {
@@ -62,6 +65,58 @@ find_summaries(const std::vector<std::string>& args, std::vector<std::string>& p
         paths.insert(paths.end(), found.begin(), found.end());
     }
     return true;
+}
+
+namespace
+{
+// An input's folder and stem: "dir/123_summary.json" is ("dir", "123"); "dir/summary.json"
+// ("dir", "").
+std::pair<std::string, std::string>
+folder_and_stem(const std::string& path)
+{
+    const fs::path    p{path};
+    const std::string name = p.filename().string();
+    const std::string stem =
+        name.size() > 13 ? name.substr(0, name.size() - 13) : std::string{}; // "_summary.json"
+    return {p.parent_path().string(), stem};
+}
+
+rocprof_kfd::run_span
+span_of(const Metadata& m)
+{
+    return {static_cast<uint64_t>(m.pid), m.hostname, m.run_id, m.start_ns, m.end_ns,
+            m.boot_time_unix_ns};
+}
+} // namespace
+
+void
+skip_earlier_runs(std::vector<Input>& inputs, std::vector<std::string>& skipped)
+{
+    std::vector<bool> dropped(inputs.size(), false);
+    for(size_t i = 0; i < inputs.size(); ++i)
+    {
+        const auto [folder, stem] = folder_and_stem(inputs[i].path);
+        const auto own            = span_of(inputs[i].summary.metadata);
+        for(size_t j = 0; j < inputs.size() && !dropped[i]; ++j)
+        {
+            const auto [other_folder, other_stem] = folder_and_stem(inputs[j].path);
+            if(i == j || folder != other_folder) continue;
+            const auto base = span_of(inputs[j].summary.metadata);
+            if(!rocprof_kfd::left_by_earlier_run(stem, own, other_stem, base)) continue;
+            dropped[i] = true;
+            skipped.push_back(inputs[i].path + ": skipped: an earlier run (" + *own.run_id +
+                              ") left it there; " + inputs[j].path + " is of a later one (" +
+                              *base.run_id + ")");
+        }
+    }
+    size_t kept = 0;
+    for(size_t i = 0; i < inputs.size(); ++i)
+        if(!dropped[i])
+        {
+            if(kept != i) inputs[kept] = std::move(inputs[i]);
+            ++kept;
+        }
+    inputs.resize(kept);
 }
 
 bool

@@ -3,6 +3,8 @@
 // reading them, and writing the report without ever following a planted symlink.
 #pragma once
 
+#include "tables.hpp"
+
 #include <string>
 #include <vector>
 
@@ -13,6 +15,11 @@ namespace rocprof_kfd_report
 // naming the path.
 bool find_summaries(const std::vector<std::string>& args, std::vector<std::string>& paths,
                     std::string& error);
+
+// Drops the inputs that an earlier run left in a folder a later run wrote into (the rule of
+// rocprof-kfd-output/earlier_run.hpp, as rocprof-kfd-merge applies it), with a line each in
+// `skipped`.
+void skip_earlier_runs(std::vector<Input>& inputs, std::vector<std::string>& skipped);
 
 // Reads a whole file (at most 256 MiB). On failure returns false and sets `error`.
 bool read_file(const std::string& path, std::string& text, std::string& error);

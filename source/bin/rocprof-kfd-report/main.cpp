@@ -92,6 +92,10 @@ run(int argc, char** argv)
             return 2;
         }
     }
+    std::vector<std::string> skipped;
+    skip_earlier_runs(inputs, skipped);
+    for(const std::string& line : skipped)
+        std::fprintf(stderr, "rocprof-kfd-report: %s\n", line.c_str());
     if(!write_file_atomically(output, render_report(inputs), error))
     {
         std::fprintf(stderr, "rocprof-kfd-report: cannot write the report: %s\n", error.c_str());

@@ -176,6 +176,9 @@ read_metadata(const Json& m, const std::string& p)
     out.start_ns       = get_u64(m, p, "start_ns");
     out.end_ns         = get_u64(m, p, "end_ns");
     out.wall_ns        = get_u64(m, p, "wall_ns");
+    out.run_id         = get_optional_string(m, p, "run_id");
+    if(member(m, p, "boot_time_unix_ns") != nullptr)
+        out.boot_time_unix_ns = get_u64(m, p, "boot_time_unix_ns");
     return out;
 }
 

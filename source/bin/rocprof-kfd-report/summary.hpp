@@ -34,6 +34,8 @@ struct Metadata
     uint64_t                   start_ns = 0;
     uint64_t                   end_ns   = 0;
     uint64_t                   wall_ns  = 0;
+    std::optional<std::string> run_id;            // none in summaries written before it
+    std::optional<uint64_t>    boot_time_unix_ns; // likewise
 };
 
 struct Agent

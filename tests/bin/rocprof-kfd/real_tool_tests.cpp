@@ -328,9 +328,9 @@ TEST(RealTool, TwoProcessesInOneFolderKeepTheirOwnFiles)
 
 // The <pid>_ files a program's child wrote into a shared folder stay there when the program
 // runs again into that folder (the rerun replaces the plain files only). A merge of the folder
-// took them too, adding the earlier run's records to the rerun's; it skips them now, and says
-// so.
-TEST(RealTool, MergeOfARerunsFolderSkipsTheEarlierRunsLeftovers)
+// took them too, adding the earlier run's records to the rerun's, and a report of the folder
+// showed them as a process of the rerun; both skip them now, and say so.
+TEST(RealTool, MergeAndReportOfARerunsFolderSkipTheEarlierRunsLeftovers)
 {
     scratch    dir;
     const auto out   = dir.file("out");
@@ -368,6 +368,16 @@ TEST(RealTool, MergeOfARerunsFolderSkipsTheEarlierRunsLeftovers)
     EXPECT_NE(merged.find("\"stem\":\"" + second[0] + "\""), std::string::npos)
         << merged.substr(0, 900);
     EXPECT_NE(merged.find("\"stem\":\"\""), std::string::npos) << merged.substr(0, 900);
+
+    auto r = run({command, "report", "-o", dir.file("report.html"), out}, real_env(dir));
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("rocprof-kfd-report: " + out + "/" + first[0] +
+                         "_summary.json: skipped: an earlier run"),
+              std::string::npos)
+        << r.err;
+    const std::string report = read_file(dir.file("report.html"));
+    EXPECT_EQ(report.find("pid " + first[0]), std::string::npos);
+    EXPECT_NE(report.find("pid " + second[0]), std::string::npos);
 }
 
 // Runs at once into one folder (`mpirun -np 8 rocprof-kfd -d out`: a run per rank) are all
