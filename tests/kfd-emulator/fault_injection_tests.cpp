@@ -54,8 +54,8 @@ TEST_F(Fault, SmiIoctlFailsForOneGpuAndReplayGoesOnForTheOthers)
 {
     auto lines  = concat({"#@ gpu 1ea0", "#@ gpu fc7d", "#@ fault smi fc7d"},
                          concat(same_size_faults(3, gpu_a), same_size_faults(2, gpu_b)));
-    auto result = probe(
-        log(lines), {"open", "smi:fc7d", "smi:1ea0", "mask:0:" + all_events, "drain:0:8192:1000"});
+    auto result = probe(log(lines), {"open", "smi:fc7d", "smi:1ea0", "mask:0:" + all_events,
+                                     "drain:0:8192:1000:3"});
     EXPECT_EQ(line_with(result, "smi err"), " EINVAL anon_fd=deadbeef") << result.out;
     // Lossless replay does not wait for a GPU nobody can subscribe to.
     EXPECT_EQ(split_lines(drained(result, 0)).size(), 3u);

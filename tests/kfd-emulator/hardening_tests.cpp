@@ -53,9 +53,10 @@ dead_pid()
 
 TEST_F(Hardening, VforkChildLeavesTheParentsStateAlone)
 {
-    auto result = probe(
-        log(faults(20)),
-        {"open", "smi:1ea0", "mask:0:" + all_events, "vforkclose:0", "drain:0:8192:300"}, {}, 10);
+    auto result =
+        probe(log(faults(20)),
+              {"open", "smi:1ea0", "mask:0:" + all_events, "vforkclose:0", "drain:0:8192:300:20"},
+              {}, 10);
     EXPECT_EQ(line_with(result, "vforkclose done "), "0") << result.err;
     EXPECT_EQ(split_lines(drained(result, 0)).size(), 20u) << result.out << result.err;
     EXPECT_EQ(result.exit_code, 0);

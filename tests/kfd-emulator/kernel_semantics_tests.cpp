@@ -126,7 +126,7 @@ TEST_F(Kernel, MaskSelectsEventIds)
                        migrate_end(4, self, 0x10, 2, 0, gpu_a), queue_evict(5, self, gpu_a),
                        queue_restore(6, self, gpu_a), unmap(7, self, 0x10, 2, gpu_a)});
     auto result = probe(
-        path, {"open", "smi:1ea0", "mask:0:" + mask_of({7, 8}), "drain:0:8192:1000", "close:0"});
+        path, {"open", "smi:1ea0", "mask:0:" + mask_of({7, 8}), "drain:0:8192:1000:2", "close:0"});
     auto lines = split_lines(drained(result, 0));
     ASSERT_EQ(lines.size(), 2u) << result.out;
     EXPECT_EQ(lines[0].substr(0, 2), "7 ");
@@ -301,7 +301,7 @@ TEST_F(Kernel, SelfPidIsRewrittenToTheTracedProcess)
 {
     auto result  = probe(log({"#@ self 100", "#@ superuser yes", fault_start(1, self, 0x10, gpu_a),
                               vmfault(self, "me"), fault_start(2, other, 0x20, gpu_a)}),
-                         {"pid", "open", "smi:1ea0", "mask:0:" + all_events, "drain:0:8192:1000"});
+                         {"pid", "open", "smi:1ea0", "mask:0:" + all_events, "drain:0:8192:1000:3"});
     uint32_t pid = probe_pid(result);
     auto     lines = split_lines(drained(result, 0));
     ASSERT_EQ(lines.size(), 3u) << result.out;

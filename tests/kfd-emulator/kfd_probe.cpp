@@ -10,7 +10,9 @@
 //   mask:<k>:<hex>  maskshort:<k>:<n>    write the 8-byte mask / write only n bytes
 //   read:<k>:<n>  readchk:<k>:<n>        one read() / fortified __read_chk() of n bytes
 //   poll:<k>:<ms>                        poll() for POLLIN, print revents
-//   drain:<k>:<buf>:<idle ms>            poll+read until nothing arrives for idle ms
+//   drain:<k>:<buf>:<idle ms>[:<lines>]  poll+read until nothing arrives for idle ms; given
+//                                        lines, not before that many arrived (a gate: a slow
+//                                        producer does not end it early; 30 s at most)
 //   drainall:<buf>:<idle ms>             the same over every client at once
 //   nonblock:<k>                         fcntl F_SETFL O_NONBLOCK and F_SETFD FD_CLOEXEC
 //   close:<k>  closekfd                  close an SMI fd / the /dev/kfd fd
@@ -22,7 +24,7 @@
 //   forkread:<k>                         a forked child reads client k, then exits
 //   atforkclose                          register (now) a fork child handler that closes
 //                                        every SMI fd, as the SDK does
-//   forkfresh:<gpu hex>:<idle ms>        a forked child opens /dev/kfd itself and drains
+//   forkfresh:<gpu hex>:<idle ms>[:<lines>]  a forked child opens /dev/kfd itself and drains
 //   exitnow                              return from main at once (atexit handlers run)
 //   vforkclose:<k>                       a vfork() child closes client k, then _exit()s
 //   vforkread:<k>:<n>                    a vfork() child reads n bytes of client k, _exit()s
@@ -48,6 +50,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -264,12 +267,23 @@ do_poll(const std::string& k, int timeout_ms)
     say("poll " + k + (n < 0 ? " err" : revents_text(p.revents)));
 }
 
-// Drains the given clients until none has had data for idle_ms; errors are reported inline.
+size_t
+lines_in(const std::vector<std::string>& data)
+{
+    size_t n = 0;
+    for(const auto& d : data)
+        n += static_cast<size_t>(std::count(d.begin(), d.end(), '\n'));
+    return n;
+}
+
+// Drains the given clients until none has had data for idle_ms, and at least `lines` lines
+// arrived (or 30 s passed); errors are reported inline.
 void
-drain(const std::vector<size_t>& which, size_t buf_size, int idle_ms)
+drain(const std::vector<size_t>& which, size_t buf_size, int idle_ms, size_t lines = 0)
 {
     std::vector<std::string> data(which.size());
     std::vector<char>        buf(buf_size);
+    const auto               give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
     while(true)
     {
         std::vector<pollfd> fds;
@@ -277,6 +291,7 @@ drain(const std::vector<size_t>& which, size_t buf_size, int idle_ms)
             fds.push_back(pollfd{g_clients[k], POLLIN, 0});
         int n = poll(fds.data(), fds.size(), idle_ms);
         if(n < 0 && errno == EINTR) continue;
+        if(n == 0 && lines_in(data) < lines && std::chrono::steady_clock::now() < give_up) continue;
         if(n <= 0) break;
         bool hangup = false;
         for(size_t i = 0; i < fds.size(); ++i)
@@ -422,7 +437,7 @@ do_fork_read(const std::string& k)
 }
 
 void
-do_fork_fresh(const std::string& gpu, int idle_ms)
+do_fork_fresh(const std::string& gpu, int idle_ms, size_t lines)
 {
     pid_t child = fork();
     if(child == 0)
@@ -432,7 +447,7 @@ do_fork_fresh(const std::string& gpu, int idle_ms)
         do_smi(gpu);
         uint64_t mask = ~uint64_t{0} >> 1;
         if(!g_clients.empty() && write(g_clients.back(), &mask, sizeof(mask)) == 8)
-            drain({g_clients.size() - 1}, 8192, idle_ms);
+            drain({g_clients.size() - 1}, 8192, idle_ms, lines);
         std::exit(0);
     }
     int status = 0;
@@ -530,7 +545,7 @@ run(const std::string& word)
     else if(cmd == "poll")
         do_poll(arg(1), static_cast<int>(num(2)));
     else if(cmd == "drain")
-        drain({num(1)}, num(2), static_cast<int>(num(3)));
+        drain({num(1)}, num(2), static_cast<int>(num(3)), num(4));
     else if(cmd == "drainall")
     {
         std::vector<size_t> all;
@@ -575,7 +590,7 @@ run(const std::string& word)
     else if(cmd == "atforkclose")
         pthread_atfork(nullptr, nullptr, close_clients_in_child);
     else if(cmd == "forkfresh")
-        do_fork_fresh(arg(1), static_cast<int>(num(2)));
+        do_fork_fresh(arg(1), static_cast<int>(num(2)), num(3));
     else if(cmd == "vforkread")
         do_vfork_read(arg(1), num(2));
     else if(cmd == "vforkclose")

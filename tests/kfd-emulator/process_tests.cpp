@@ -71,7 +71,7 @@ TEST_F(Process, ForkedChildCannotStealTheParentsEvents)
 {
     auto result = probe(log(many_faults(20)),
                         {"open", "smi:1ea0", "forkread:0", "mask:0:" + all_events,
-                         "drain:0:8192:1000", "cat:/sys/class/kfd/kfd/topology/nodes/1/gpu_id"});
+                         "drain:0:8192:1000:20", "cat:/sys/class/kfd/kfd/topology/nodes/1/gpu_id"});
     EXPECT_EQ(line_with(result, "child read "), "err EAGAIN") << result.out;
     EXPECT_EQ(line_with(result, "child version "), "err EBADF"); // amdkfd: not in a child
     EXPECT_EQ(line_with(result, "forkread done "), "0");
@@ -105,7 +105,7 @@ TEST_F(Process, OtherLibrariesForkHandlersMayUseOurFds)
 
 TEST_F(Process, ForkedChildOpeningTheDeviceGetsItsOwnReplay)
 {
-    auto result = probe(log(many_faults(5)), {"pid", "forkfresh:1ea0:300"});
+    auto result = probe(log(many_faults(5)), {"pid", "forkfresh:1ea0:300:5"});
     EXPECT_EQ(line_with(result, "forkfresh done "), "0");
     auto lines = split_lines(drained(result, 0));
     ASSERT_EQ(lines.size(), 5u) << result.out << result.err;
