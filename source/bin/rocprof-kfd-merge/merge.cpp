@@ -194,7 +194,19 @@ merge_outputs(const merge_options& options)
         }
         for(const auto& dir : found)
             for(const auto& stem : find_stems(dir))
+            {
+                if(is_merge_output(dir, stem))
+                {
+                    // An earlier merge's folder among the inputs (often OUT itself, inside
+                    // the folder merged): its inputs are merged from their own folders.
+                    std::fprintf(stderr,
+                                 "rocprof-kfd-merge: %s: skipped: the output of a merge (no "
+                                 "records of its own)\n",
+                                 output_path(dir, stem, "summary.json").c_str());
+                    continue;
+                }
                 outputs.emplace_back(dir, stem);
+            }
     }
     if(outputs.empty()) return 1;
     if(!make_directories(options.output))

@@ -603,6 +603,15 @@ record_files(const std::string& dir, const std::string& stem, const std::string&
 } // namespace
 
 bool
+is_merge_output(const std::string& dir, const std::string& stem)
+{
+    std::ifstream in(output_path(dir, stem, "summary.json"));
+    if(!in) return false;
+    json doc = json::parse(in, nullptr, false);
+    return !doc.is_discarded() && doc.is_object() && doc.contains("inputs");
+}
+
+bool
 read_output_metadata(const std::string& dir, const std::string& stem, run_info& run)
 {
     bool       complete = false;

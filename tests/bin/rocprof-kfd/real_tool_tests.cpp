@@ -254,6 +254,33 @@ TEST(RealTool, RanksOnTwoHostsMergeIntoOneTraceAndSummary)
     EXPECT_TRUE(looks_complete_json(read_file(dir.file("merged") + "/summary.json")));
 }
 
+// A merge whose output folder lies inside the folder it merges, run again, finds its own
+// earlier output among the inputs: that holds no records of its own and is skipped with a
+// line saying so (it failed as an input with "no kfd.db, results.json or CSV files").
+TEST(RealTool, MergeRunAgainSkipsItsOwnEarlierOutput)
+{
+    scratch    dir;
+    const auto out = dir.file("out");
+    for(const char* rank : {"a", "b"})
+        ASSERT_EQ(run({command, "--no-summary", "--output-format", "summary,json", "--emulate",
+                       logs_dir + "/" + workload + ".log", "-d", out + "/" + rank},
+                      real_env(dir))
+                      .status,
+                  0);
+    const std::vector<std::string> merge = {command, "merge", "-o", out + "/merged", out};
+    ASSERT_EQ(run(merge, real_env(dir)).status, 0);
+    auto again = run(merge, real_env(dir));
+    ASSERT_EQ(again.status, 0) << again.err;
+    EXPECT_NE(again.err.find(out + "/merged/summary.json: skipped: the output of a merge"),
+              std::string::npos)
+        << again.err;
+    EXPECT_EQ(again.err.find("no kfd.db"), std::string::npos) << again.err;
+    const std::string merged = read_file(out + "/merged/summary.json");
+    EXPECT_NE(merged.find("\"directory\":\"" + out + "/a\""), std::string::npos);
+    EXPECT_NE(merged.find("\"directory\":\"" + out + "/b\""), std::string::npos);
+    EXPECT_EQ(merged.find("\"directory\":\"" + out + "/merged\""), std::string::npos);
+}
+
 // A program that ends with _exit (as dash's `exit` does) never finalizes its tool: the
 // command says so and closes its outputs, which were left as placeholders without a word.
 TEST(RealTool, ProgramEndingWithUnderscoreExitIsRepairedAndSaysWhy)
