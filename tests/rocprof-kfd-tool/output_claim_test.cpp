@@ -9,11 +9,14 @@
 
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 using namespace rocprof_kfd;
@@ -56,6 +59,23 @@ TEST(output_claim, the_first_process_keeps_its_names)
     EXPECT_EQ(c.stem, "");
     // ... and claiming again as the same process changes nothing
     EXPECT_FALSE(claim_output(d.path, "", 1234, "run-a").renamed);
+}
+
+TEST(output_claim, the_claim_is_readable_by_all_and_leaves_no_temporary_file)
+{
+    // Written through a temporary file (0600 from mkostemp) linked into place: other users'
+    // processes sharing the folder must read the claim, and the temporary file must go.
+    folder d;
+    ASSERT_FALSE(claim_output(d.path, "", 1234, "run-a").renamed);
+    struct stat st
+    {
+    };
+    ASSERT_EQ(stat((d.path + "/.rocprof-kfd-owner").c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0644u);
+    EXPECT_EQ(st.st_nlink, 1u);
+    std::ifstream in(d.path + "/.rocprof-kfd-owner");
+    std::string   text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(text, "1234 run-a\n");
 }
 
 TEST(output_claim, another_process_of_the_same_run_names_its_files_with_its_pid)
@@ -118,9 +138,10 @@ TEST(output_claim, a_claimant_waits_for_a_takeover_in_progress_and_reads_its_cla
     }
     // A gate, not a sleep: until the kernel lists the child's lock request as blocked on ours
     // (or the child ended without waiting, as it did before the fix).
-    bool waited = false;
-    int  status = 0;
-    for(int i = 0; i < 100000 && !waited; ++i)
+    bool       waited  = false;
+    int        status  = 0;
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while(!waited && std::chrono::steady_clock::now() < give_up)
     {
         if(waitpid(child, &status, WNOHANG) == child) break;
         std::ifstream locks("/proc/locks");

@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -25,37 +26,53 @@ owner_text(uint32_t pid, const std::string& run_id)
     return std::to_string(pid) + " " + run_id + "\n";
 }
 
-// Creates `path` holding the claim, whole or not at all: written to a file of our own first,
-// then linked into place (link fails if `path` exists). A file created in place would be seen
-// empty by another claimant for a moment, and taken for no claim.
-bool
-create_owner(const std::string& path, uint32_t pid, const std::string& run_id, bool& exists)
+enum class created
 {
-    exists                 = false;
+    yes,
+    exists, // another claim is there
+    failed,
+};
+
+bool
+write_whole(int fd, const std::string& text)
+{
+    return ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+}
+
+// Creates `path` in place, holding `text`. Seen empty for a moment by another claimant, which
+// may take it for an unfinished claim and take it over: the race the link below closes.
+created
+create_in_place(const std::string& path, const std::string& text)
+{
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if(fd < 0) return errno == EEXIST ? created::exists : created::failed;
+    const bool wrote = write_whole(fd, text);
+    ::close(fd);
+    return wrote ? created::yes : created::failed;
+}
+
+// Creates `path` holding the claim, whole or not at all: written to a file of a unique name
+// first (mkostemp: created exclusively, so nothing planted there is opened), then linked into
+// place (link fails if `path` exists). Where that cannot be done (no hard links on FUSE or
+// SMB mounts, a quota, a name too long for the suffix), created in place.
+created
+create_owner(const std::string& path, uint32_t pid, const std::string& run_id)
+{
     const std::string text = owner_text(pid, run_id);
-    const std::string tmp  = path + "." + std::to_string(pid) + ".tmp";
-    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-    if(fd < 0) return false;
-    const bool wrote = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-    ::close(fd);
-    const int linked = wrote ? ::link(tmp.c_str(), path.c_str()) : -1;
-    const int error  = errno;
-    ::unlink(tmp.c_str());
-    if(linked == 0) return true;
-    exists = wrote && error == EEXIST;
-    if(!wrote || (error != EPERM && error != ENOTSUP && error != EOPNOTSUPP)) return false;
-    // A file system without hard links: created in place, as before link was used. Empty for
-    // a moment, it can be taken over by a claimant that reads it then: the race the link
-    // closes elsewhere stays open here.
-    fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-    if(fd < 0)
+    std::string       tmp  = path + ".XXXXXX";
+    int               fd   = ::mkostemp(tmp.data(), O_CLOEXEC);
+    if(fd >= 0)
     {
-        exists = errno == EEXIST;
-        return false;
+        // mkostemp's 0600 would hide the claim from other users' processes sharing the folder.
+        const bool wrote  = ::fchmod(fd, 0644) == 0 && write_whole(fd, text);
+        const int  closed = ::close(fd);
+        const int  linked = wrote && closed == 0 ? ::link(tmp.c_str(), path.c_str()) : -1;
+        const int  error  = errno;
+        ::unlink(tmp.c_str());
+        if(linked == 0) return created::yes;
+        if(wrote && error == EEXIST) return created::exists;
     }
-    const bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-    ::close(fd);
-    return ok;
+    return create_in_place(path, text);
 }
 
 // The owner file's pid and run id, read through fd; false when it holds no claim.
@@ -91,38 +108,51 @@ enum class attempt
 attempt
 try_claim(const std::string& path, uint32_t pid, const std::string& run_id, uint32_t& other)
 {
-    bool exists = false;
-    if(create_owner(path, pid, run_id, exists)) return attempt::claimed;
-    if(!exists) return attempt::unclaimed;
-    // Read and taken over under an exclusive lock of the file: of two processes that find an
-    // earlier run's claim at once, the second reads the first's (before, both took it over
-    // and wrote the same files). A POSIX record lock, not flock: it belongs to this process,
-    // so a child forked meanwhile does not keep it held after we close the file.
-    int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+    switch(create_owner(path, pid, run_id))
+    {
+    case created::yes:
+        return attempt::claimed;
+    case created::failed:
+        return attempt::unclaimed;
+    case created::exists:
+        break;
+    }
+    // Read and taken over under a lock of the file: of two processes that find an earlier
+    // run's claim at once, the second reads the first's (before, both took it over and wrote
+    // the same files). A POSIX record lock, not flock: it belongs to this process, so a child
+    // forked meanwhile does not keep it held after we close the file. O_NONBLOCK: a FIFO
+    // planted there does not block the open.
+    bool writable = true;
+    int  fd       = ::open(path.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if(fd < 0 && errno == EACCES)
+    {
+        // Another user's claim: read, never taken over.
+        writable = false;
+        fd       = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    }
     if(fd < 0) return attempt::unclaimed;
     struct flock whole
     {
     };
-    whole.l_type   = F_WRLCK;
+    whole.l_type   = writable ? F_WRLCK : F_RDLCK;
     whole.l_whence = SEEK_SET;
-    int locked     = -1;
-    do
+    while(::fcntl(fd, F_SETLKW, &whole) != 0 && errno == EINTR)
     {
-        locked = ::fcntl(fd, F_SETLKW, &whole);
-    } while(locked != 0 && errno == EINTR);
+    }
+    // Where the file system has no record locks (Lustre mounted noflock, NFSv3 without lockd)
+    // the claim is read and taken over unlocked, as before the lock existed: a live owner's
+    // claim is still seen.
     uint32_t    owner = 0;
     std::string owner_run;
     attempt     result = attempt::unclaimed;
-    if(locked != 0)
-        result = attempt::unclaimed;
-    else if(read_owner(fd, owner, owner_run) && owner == pid)
+    if(read_owner(fd, owner, owner_run) && owner == pid)
         result = attempt::claimed;
     else if(owner != 0 && ((!run_id.empty() && owner_run == run_id) || is_alive(owner)))
     {
         other  = owner;
         result = attempt::taken;
     }
-    else
+    else if(writable)
     {
         // An earlier run's, its process gone (or a claim never finished): taken over.
         const std::string text = owner_text(pid, run_id);
