@@ -101,3 +101,31 @@ TEST(earlier_run, boot_clocks_compare_only_on_one_host_without_boot_times)
     base.boot_time_unix_ns = boot;
     EXPECT_FALSE(left_by_earlier_run("42", own, "", base));
 }
+
+TEST(earlier_run, one_boot_compares_boot_clocks_whatever_the_real_time_clock_did)
+{
+    // The real-time clock stepped back 0.5 s between the two runs (NTP): their boot times,
+    // read as Unix time minus the boot clock, differ by that. On Unix time the rerun would
+    // seem to start before the earlier run ended; on their one boot clock it did not.
+    auto own               = span(42, "a", 100, 200'000'000);
+    auto base              = span(7, "b", 300'000'000, 400'000'000);
+    base.boot_time_unix_ns = boot - 500'000'000;
+    EXPECT_TRUE(left_by_earlier_run("42", own, "", base));
+    // And the other way: overlapping runs stay current however the clock stepped.
+    own.end_ns             = 350'000'000;
+    base.boot_time_unix_ns = boot + 500'000'000;
+    EXPECT_FALSE(left_by_earlier_run("42", own, "", base));
+}
+
+TEST(earlier_run, a_run_that_did_not_finish_is_kept_and_named_when_it_may_be_earlier)
+{
+    const auto crashed = span(42, "a", 100, 0); // no end: killed, or still running
+    const auto base    = span(7, "b", 300, 400);
+    EXPECT_FALSE(left_by_earlier_run("42", crashed, "", base));
+    EXPECT_TRUE(maybe_left_by_earlier_run("42", crashed, "", base));
+    // Started after the base, or finished, or of the same run: nothing to say.
+    EXPECT_FALSE(maybe_left_by_earlier_run("42", span(42, "a", 500, 0), "", base));
+    EXPECT_FALSE(maybe_left_by_earlier_run("42", span(42, "a", 100, 200), "", base));
+    EXPECT_FALSE(maybe_left_by_earlier_run("42", span(42, "b", 100, 0), "", base));
+    EXPECT_FALSE(maybe_left_by_earlier_run("43", crashed, "", base));
+}

@@ -131,9 +131,18 @@ drop_earlier_runs(std::vector<std::pair<std::string, std::string>>& outputs,
         for(size_t j = 0; j < outputs.size(); ++j)
         {
             if(i == j || outputs[i].first != outputs[j].first) continue;
-            if(!left_by_earlier_run(outputs[i].second, span_of(headers[i].run), outputs[j].second,
-                                    span_of(headers[j].run)))
-                continue;
+            const auto own = span_of(headers[i].run), base = span_of(headers[j].run);
+            if(maybe_left_by_earlier_run(outputs[i].second, own, outputs[j].second, base))
+                std::fprintf(stderr,
+                             "rocprof-kfd-merge: %s: kept the %s_* files of pid %u: their run (%s) "
+                             "did not finish and started before the one of the folder's %s "
+                             "files (%s); if it is an earlier run's, remove them\n",
+                             outputs[i].first.c_str(), outputs[i].second.c_str(),
+                             headers[i].run.pid, headers[i].run.run_id->c_str(),
+                             outputs[j].second.empty() ? "plain"
+                                                       : (outputs[j].second + "_*").c_str(),
+                             headers[j].run.run_id->c_str());
+            if(!left_by_earlier_run(outputs[i].second, own, outputs[j].second, base)) continue;
             std::fprintf(stderr,
                          "rocprof-kfd-merge: %s: skipped the %s_* files of pid %u: an earlier run "
                          "(%s) left them there; the folder's %s files are of a later one (%s)\n",

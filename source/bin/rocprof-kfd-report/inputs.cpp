@@ -90,23 +90,30 @@ span_of(const Metadata& m)
 } // namespace
 
 void
-skip_earlier_runs(std::vector<Input>& inputs, std::vector<std::string>& skipped)
+skip_earlier_runs(std::vector<Input>& inputs, std::vector<std::string>& notes)
 {
     std::vector<bool> dropped(inputs.size(), false);
     for(size_t i = 0; i < inputs.size(); ++i)
     {
+        // Only files named as rocprof-kfd names them: their names give their stems.
+        if(!is_summary_name(fs::path{inputs[i].path}.filename().string())) continue;
         const auto [folder, stem] = folder_and_stem(inputs[i].path);
         const auto own            = span_of(inputs[i].summary.metadata);
         for(size_t j = 0; j < inputs.size() && !dropped[i]; ++j)
         {
             const auto [other_folder, other_stem] = folder_and_stem(inputs[j].path);
             if(i == j || folder != other_folder) continue;
+            if(!is_summary_name(fs::path{inputs[j].path}.filename().string())) continue;
             const auto base = span_of(inputs[j].summary.metadata);
+            if(rocprof_kfd::maybe_left_by_earlier_run(stem, own, other_stem, base))
+                notes.push_back(inputs[i].path + ": kept: its run (" + *own.run_id +
+                                ") did not finish and started before the one of " + inputs[j].path +
+                                " (" + *base.run_id + "); if it is an earlier run's, remove it");
             if(!rocprof_kfd::left_by_earlier_run(stem, own, other_stem, base)) continue;
             dropped[i] = true;
-            skipped.push_back(inputs[i].path + ": skipped: an earlier run (" + *own.run_id +
-                              ") left it there; " + inputs[j].path + " is of a later one (" +
-                              *base.run_id + ")");
+            notes.push_back(inputs[i].path + ": skipped: an earlier run (" + *own.run_id +
+                            ") left it there; " + inputs[j].path + " is of a later one (" +
+                            *base.run_id + ")");
         }
     }
     size_t kept = 0;

@@ -18,8 +18,9 @@ bool find_summaries(const std::vector<std::string>& args, std::vector<std::strin
 
 // Drops the inputs that an earlier run left in a folder a later run wrote into (the rule of
 // rocprof-kfd-output/earlier_run.hpp, as rocprof-kfd-merge applies it), with a line each in
-// `skipped`.
-void skip_earlier_runs(std::vector<Input>& inputs, std::vector<std::string>& skipped);
+// `notes`, which also names the inputs kept that may be such leftovers (their run did not
+// finish).
+void skip_earlier_runs(std::vector<Input>& inputs, std::vector<std::string>& notes);
 
 // Reads a whole file (at most 256 MiB). On failure returns false and sets `error`.
 bool read_file(const std::string& path, std::string& text, std::string& error);

@@ -26,18 +26,39 @@ struct run_span
     std::optional<uint64_t>    boot_time_unix_ns;
 };
 
-// Whether run `earlier` had ended when run `later` started. On Unix time where both boot
-// times are known (a reboot between two runs restarts the boot clock); on the boot clock only
-// for two runs of one host without them; never when `earlier`'s end is unknown.
+// Whether two runs of one host share a boot clock: without boot times, assumed; with them,
+// when they are less than a second apart (a boot time is read as the Unix time minus the
+// boot clock, so a step of the real-time clock moves it; a reboot moves it by far more).
+inline bool
+same_boot(const run_span& a, const run_span& b)
+{
+    if(a.hostname != b.hostname) return false;
+    if(!a.boot_time_unix_ns && !b.boot_time_unix_ns) return true;
+    if(!a.boot_time_unix_ns || !b.boot_time_unix_ns) return false;
+    const uint64_t x = *a.boot_time_unix_ns, y = *b.boot_time_unix_ns;
+    return (x > y ? x - y : y - x) < 1'000'000'000;
+}
+
+// Whether time `a_ns` of run `a` comes before time `b_ns` of run `b`: on their boot clock
+// where they share one (immune to steps of the real-time clock between the two runs), else
+// on Unix time through their boot times (a reboot between two runs restarts the boot
+// clock); unknown (false) without either.
+inline bool
+before(const run_span& a, uint64_t a_ns, const run_span& b, uint64_t b_ns)
+{
+    if(same_boot(a, b)) return a_ns < b_ns;
+    if(!a.boot_time_unix_ns || !b.boot_time_unix_ns) return false;
+    return static_cast<unsigned __int128>(*a.boot_time_unix_ns) + a_ns <
+           static_cast<unsigned __int128>(*b.boot_time_unix_ns) + b_ns;
+}
+
+// Whether run `earlier` had ended when run `later` started; never when `earlier`'s end is
+// unknown.
 inline bool
 ended_before_start_of(const run_span& earlier, const run_span& later)
 {
-    if(earlier.end_ns == 0 || later.start_ns == 0) return false;
-    if(earlier.boot_time_unix_ns && later.boot_time_unix_ns)
-        return static_cast<unsigned __int128>(*earlier.boot_time_unix_ns) + earlier.end_ns <
-               static_cast<unsigned __int128>(*later.boot_time_unix_ns) + later.start_ns;
-    if(earlier.boot_time_unix_ns || later.boot_time_unix_ns) return false;
-    return earlier.hostname == later.hostname && earlier.end_ns < later.start_ns;
+    return earlier.end_ns != 0 && later.start_ns != 0 &&
+           before(earlier, earlier.end_ns, later, later.start_ns);
 }
 
 // Whether `stem` is the name a process `pid` gave its files when `base_stem` was taken:
@@ -60,5 +81,17 @@ left_by_earlier_run(const std::string& stem, const run_span& own, const std::str
 {
     return stem != base_stem && renamed_from(stem, own.pid, base_stem) && own.run_id &&
            base.run_id && *own.run_id != *base.run_id && ended_before_start_of(own, base);
+}
+
+// Whether output `own` may be an earlier run's that the rule cannot tell: as above, but its
+// run has no end (it did not finish: killed, or still running) and started before `base`'s.
+// Kept, since a run still going is current; the tools say so, so that a user can remove it.
+inline bool
+maybe_left_by_earlier_run(const std::string& stem, const run_span& own,
+                          const std::string& base_stem, const run_span& base)
+{
+    return stem != base_stem && renamed_from(stem, own.pid, base_stem) && own.run_id &&
+           base.run_id && *own.run_id != *base.run_id && own.end_ns == 0 && own.start_ns != 0 &&
+           base.start_ns != 0 && before(own, own.start_ns, base, base.start_ns);
 }
 } // namespace rocprof_kfd

@@ -588,7 +588,9 @@ record_files(const std::string& dir, const std::string& stem, const std::string&
         auto     header = std::string(kind) == "sqlite"
                               ? read_sqlite_records(path, file_run, none, false)
                               : read_json_records(path, file_run, none, false);
-        if(summary && header.ok && !same_run(*summary, file_run))
+        // A file whose metadata cannot be read (pid 0) is not known to be another run's: it
+        // stays, and fails with its own error if its records cannot be read either.
+        if(summary && header.ok && file_run.pid != 0 && !same_run(*summary, file_run))
         {
             skipped += (skipped.empty() ? "" : ", ") + path;
             continue;
@@ -605,6 +607,10 @@ record_files(const std::string& dir, const std::string& stem, const std::string&
 bool
 is_merge_output(const std::string& dir, const std::string& stem)
 {
+    // A run's records beside it (`merge -o` into a run's own folder replaced its summary):
+    // those are merged.
+    for(const char* name : {"kfd.db", "results.json", "page_fault.csv"})
+        if(exists(output_path(dir, stem, name))) return false;
     std::ifstream in(output_path(dir, stem, "summary.json"));
     if(!in) return false;
     json doc = json::parse(in, nullptr, false);
@@ -620,13 +626,12 @@ read_output_metadata(const std::string& dir, const std::string& stem, run_info& 
         read_summary_header(output_path(dir, stem, "summary.json"), summary, complete);
     std::string skipped;
     auto        files = record_files(dir, stem, "", has_summary ? &summary : nullptr, skipped);
+    // Without records the output is not merged, but its metadata still counts (a later run's
+    // summary-only output shows that the `<pid>_` files beside it are an earlier run's).
+    if(has_summary) run = summary;
     if(files.empty()) return false;
     const record_callback none;
-    if(has_summary)
-    {
-        run = summary;
-        return true;
-    }
+    if(has_summary) return true;
     if(files.front().first == "sqlite")
         return read_sqlite_records(files.front().second, run, none, false).ok;
     if(files.front().first == "json")

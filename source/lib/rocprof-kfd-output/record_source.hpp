@@ -41,8 +41,8 @@ source_result read_output(const std::string& dir, const std::string& stem, run_i
 
 // Reads what read_output() reads into run before the records, from the same files, and
 // nothing more: false when the outputs have no record file (read_output() fails on them).
-// Whether the output is rocprof-kfd-merge's (its summary.json lists the merged `inputs`):
-// it holds no records of its own to merge again.
+// Whether the output is rocprof-kfd-merge's (its summary.json lists the merged `inputs`, and
+// no record file is beside it): it holds no records of its own to merge again.
 bool is_merge_output(const std::string& dir, const std::string& stem);
 
 bool read_output_metadata(const std::string& dir, const std::string& stem, run_info& run);
