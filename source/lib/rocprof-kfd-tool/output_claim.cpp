@@ -136,6 +136,9 @@ try_claim(const std::string& path, uint32_t pid, const std::string& run_id, uint
     };
     whole.l_type   = writable ? F_WRLCK : F_RDLCK;
     whole.l_whence = SEEK_SET;
+    // Unbounded, but held only for a read and a write by a process that holds it: a holder
+    // that dies releases it, and only a holder stopped (a debugger) in that moment makes the
+    // others wait, until it goes on.
     while(::fcntl(fd, F_SETLKW, &whole) != 0 && errno == EINTR)
     {
     }
