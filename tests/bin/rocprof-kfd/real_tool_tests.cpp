@@ -282,38 +282,18 @@ TEST(RealTool, MergeRunAgainSkipsItsOwnEarlierOutput)
     EXPECT_EQ(merged.find("\"directory\":\"" + out + "/merged\""), std::string::npos);
 }
 
-// A program that ends with _exit (as dash's `exit` does) never finalizes its tool: the
-// command says so and closes its outputs, which were left as placeholders without a word.
-TEST(RealTool, ProgramEndingWithUnderscoreExitIsRepairedAndSaysWhy)
+// Runs the program in `mode` (an exit that runs no exit handler) with status `status`: the
+// command says so, repairs the outputs the tool left as placeholders, and keeps the status.
+void
+expect_repaired_after(const char* mode, int status)
 {
     scratch dir;
     auto    out = dir.file("out");
     auto    r   = run({command, "--output-format", "summary,json", "--emulate",
-                       logs_dir + "/" + workload + ".log", "-d", out, "--", program, "_exit", "3"},
+                       logs_dir + "/" + workload + ".log", "-d", out, "--", program, mode,
+                       std::to_string(status)},
                       real_env(dir));
-    EXPECT_EQ(r.status, 3) << r.err;
-    EXPECT_NE(r.err.find("rocprof-kfd: " + out +
-                         ": the program exited without running its exit "
-                         "handlers (_exit or quick_exit)"),
-              std::string::npos)
-        << r.err;
-    EXPECT_NE(r.err.find("rocprof-kfd-merge: repaired " + out + "/summary.json"), std::string::npos)
-        << r.err;
-    EXPECT_TRUE(looks_complete_json(read_file(out + "/summary.json")));
-    EXPECT_TRUE(looks_complete_json(read_file(out + "/results.json")));
-}
-
-// quick_exit() runs no atexit handler. It is the exit a signal handler may call, where the SDK's
-// finalization could hang on a lock the interrupted code held: the SDK does not finalize there,
-// and the command treats it as an _exit (its outputs repaired, and it says so).
-TEST(RealTool, ProgramEndingWithQuickExitIsRepairedAsAfterUnderscoreExit)
-{
-    scratch dir;
-    auto    out = dir.file("out");
-    auto    r   = run({command, "--output-format", "summary,json", "--emulate",
-                       logs_dir + "/" + workload + ".log", "-d", out, "--", program, "quick_exit", "4"},
-                      real_env(dir));
-    EXPECT_EQ(r.status, 4) << r.err;
+    EXPECT_EQ(r.status, status) << r.err;
     EXPECT_NE(r.err.find("rocprof-kfd: " + out +
                          ": the program exited without running its exit handlers (_exit or "
                          "quick_exit)"),
@@ -323,6 +303,21 @@ TEST(RealTool, ProgramEndingWithQuickExitIsRepairedAsAfterUnderscoreExit)
         << r.err;
     EXPECT_TRUE(looks_complete_json(read_file(out + "/summary.json")));
     EXPECT_TRUE(looks_complete_json(read_file(out + "/results.json")));
+}
+
+// A program that ends with _exit (as dash's `exit` does) never finalizes its tool: the
+// command says so and closes its outputs, which were left as placeholders without a word.
+TEST(RealTool, ProgramEndingWithUnderscoreExitIsRepairedAndSaysWhy)
+{
+    expect_repaired_after("_exit", 3);
+}
+
+// quick_exit() runs no atexit handler. It is the exit a signal handler may call, where the SDK's
+// finalization could hang on a lock the interrupted code held: the SDK does not finalize there,
+// and the command treats it as an _exit (its outputs repaired, and it says so).
+TEST(RealTool, ProgramEndingWithQuickExitIsRepairedAsAfterUnderscoreExit)
+{
+    expect_repaired_after("quick_exit", 4);
 }
 
 // A program and its child given one folder (no %pid% in -d): neither overwrites the other's
