@@ -570,6 +570,21 @@ fill_from_summary(run_info& run, const run_info& summary)
     if(!run.run_id) run.run_id = summary.run_id;
 }
 
+// Whether file `path` was last written more than a second (a margin for the clocks) before
+// `run` started; false where that cannot be told.
+bool
+written_before_start_of(const std::string& path, const run_info& run)
+{
+    struct stat st
+    {
+    };
+    if(!run.boot_time_unix_ns || run.start_ns == 0 || ::stat(path.c_str(), &st) != 0) return false;
+    const auto written = static_cast<unsigned __int128>(st.st_mtim.tv_sec) * 1'000'000'000u +
+                         static_cast<unsigned __int128>(st.st_mtim.tv_nsec);
+    return written + 1'000'000'000u <
+           static_cast<unsigned __int128>(*run.boot_time_unix_ns) + run.start_ns;
+}
+
 // The record files of one output, best first, as `prefer` allows; with summary.json (`summary`
 // read), only those of its run: a folder reused with other --output-format values keeps the
 // earlier run's kfd.db or results.json beside the new files.
@@ -597,9 +612,16 @@ record_files(const std::string& dir, const std::string& stem, const std::string&
         }
         files.emplace_back(kind, path);
     }
-    // CSV files carry no metadata to check.
-    if((prefer.empty() || prefer == "csv") && exists(output_path(dir, stem, "page_fault.csv")))
-        files.emplace_back("csv", output_path(dir, stem, "page_fault.csv"));
+    // CSV files carry no metadata: written before summary.json's run started, they are an
+    // earlier run's.
+    const std::string csv = output_path(dir, stem, "page_fault.csv");
+    if((prefer.empty() || prefer == "csv") && exists(csv))
+    {
+        if(summary && written_before_start_of(csv, *summary))
+            skipped += (skipped.empty() ? "" : ", ") + csv;
+        else
+            files.emplace_back("csv", csv);
+    }
     return files;
 }
 } // namespace

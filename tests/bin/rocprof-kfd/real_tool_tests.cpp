@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -253,6 +254,37 @@ TEST(RealTool, RanksOnTwoHostsMergeIntoOneTraceAndSummary)
     for(const char* name : {"trace.pftrace", "summary.json"})
         EXPECT_NE(std::find(files.begin(), files.end(), name), files.end()) << name;
     EXPECT_TRUE(looks_complete_json(read_file(dir.file("merged") + "/summary.json")));
+}
+
+// CSV files carry no metadata: a rerun with --output-format summary leaves the earlier run's
+// CSV beside its summary.json, and a merge read those records under the rerun's name. CSV
+// files written before the summary's run started are now an earlier run's. (The earlier
+// CSV's time is set an hour back: the rule allows a second for the clocks.)
+TEST(RealTool, MergeDoesNotTakeAnEarlierRunsCsvFiles)
+{
+    scratch    dir;
+    const auto out      = dir.file("out");
+    const auto run_with = [&](const char* formats)
+    {
+        return run({command, "--no-summary", "--output-format", formats, "--emulate",
+                    logs_dir + "/" + workload + ".log", "-d", out},
+                   real_env(dir));
+    };
+    ASSERT_EQ(run_with("summary,csv").status, 0);
+    const std::string csv            = out + "/page_fault.csv";
+    const timeval     an_hour_ago[2] = {{time(nullptr) - 3600, 0}, {time(nullptr) - 3600, 0}};
+    ASSERT_EQ(utimes(csv.c_str(), an_hour_ago), 0);
+    ASSERT_EQ(run_with("summary").status, 0);
+    ASSERT_TRUE(std::ifstream(csv).good());
+
+    auto m = run({command, "merge", "-o", dir.file("merged"), out}, real_env(dir));
+    EXPECT_NE(m.err.find(out + ": its record files are another run's than its summary.json (" +
+                         csv + ")"),
+              std::string::npos)
+        << m.err;
+    EXPECT_EQ(m.status, 1); // an input that could not be read
+    // Nothing of the earlier run's records is merged: no input in the merged summary.
+    EXPECT_EQ(read_file(dir.file("merged/summary.json")).find("\"stem\":"), std::string::npos);
 }
 
 // A merge whose output folder lies inside the folder it merges, run again, finds its own
