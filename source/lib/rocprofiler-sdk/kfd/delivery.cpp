@@ -373,7 +373,7 @@ deliver_chunk(chunk_delivery& cd, const process_filter& filter, gpu_stream& stre
                     now,
                     tally,
                     !filter.only_own_process && cd.raw.empty(),
-                    stream.paired_kinds.load(std::memory_order_relaxed)};
+                    paired_kinds_for_read(stream)};
     event_handlers handlers = handlers_for(rc);
     handlers.hot_shapes     = size >= hot_shapes_min_read;
     stream.splitter.feed(data, size,

@@ -62,6 +62,12 @@ struct gpu_stream
     // them was written): applied by the reader after its next requested drain, which reads
     // every event queued before that write.
     std::atomic<uint32_t> pending_gap{0};
+    // Pair kinds (pair_kind_bits) paired again after some of their events were read unpaired
+    // (pair_kinds_to_invalidate): the reader opens their gap before it pairs the first event
+    // read under the new paired_kinds, not at a later drain (events the kernel queued after
+    // the mask write may be read before that drain, and paired across the gap). Set by the
+    // service before paired_kinds.
+    std::atomic<uint32_t> paired_again{0};
     // Pair kinds (pair_kind_bits) that an active page-migration service traces (their start
     // and end ids are then both in the mask): only their events are fed to the pairing
     // engine. Written by the service before it writes a mask, read by the reader per read.
@@ -94,6 +100,21 @@ open_gap(gpu_stream& stream, uint32_t kinds) noexcept
     if(kinds == 0) return;
     stream.pairing.invalidate(kinds);
     publish_pairing_counters(stream);
+}
+
+// The stream's pair kinds for the read about to be delivered, with the gap of each kind
+// paired again opened first (reader thread only). A kind whose paired_again bit is seen
+// before its paired_kinds bit keeps the bit for a later read.
+inline uint32_t
+paired_kinds_for_read(gpu_stream& stream) noexcept
+{
+    const uint32_t paired = stream.paired_kinds.load(std::memory_order_acquire);
+    const uint32_t again  = stream.paired_again.exchange(0, std::memory_order_acquire);
+    if(again == 0) return paired;
+    if(const uint32_t later = again & ~paired; later != 0)
+        stream.paired_again.fetch_or(later, std::memory_order_relaxed);
+    open_gap(stream, again & paired);
+    return paired;
 }
 
 struct reader_config

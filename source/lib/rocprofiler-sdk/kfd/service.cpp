@@ -14,7 +14,6 @@
 #include "rocprofiler-sdk/kfd/reader_slice.hpp"
 #include "rocprofiler-sdk/logging.hpp"
 #include "rocprofiler-sdk/sized_copy.hpp"
-#include "rocprofiler-sdk/sized_copy.hpp"
 
 #include "common/kfd_abi.hpp"
 
@@ -292,15 +291,22 @@ update_mask(state& s)
     if(mask != 0 && s.all_processes) mask |= kfd_abi::event_mask(kfd_abi::event_all_process);
     paired &= pair_kinds_of_mask(mask); // (always: a service enables both ids of its kinds)
     if(mask == s.mask && paired == s.paired) return;
+    // A kind no longer paired: its gap opens after the drain of what was queued before the
+    // write (open_gap_on_streams). A kind paired again after some of its events were read
+    // unpaired: its gap opens before the reader pairs any event under the new kinds.
+    const uint32_t gap       = pair_kinds_to_invalidate(s.paired, paired, s.mask);
+    const uint32_t no_longer = gap & s.paired & ~paired;
     // Before the write: the events of a kind paired again are paired from its first one.
     for(auto* stream : s.streams)
-        stream->paired_kinds.store(paired, std::memory_order_relaxed);
+    {
+        stream->paired_again.fetch_or(gap & ~no_longer, std::memory_order_release);
+        stream->paired_kinds.store(paired, std::memory_order_release);
+    }
     // The mask may be the same: a kfd_events service had enabled both ids of the kind.
     if(mask != s.mask) write_mask_to_streams(s, mask);
-    const uint32_t gap = pair_kinds_to_invalidate(s.paired, paired, s.mask);
-    s.mask             = mask;
-    s.paired           = paired;
-    open_gap_on_streams(s, gap);
+    s.mask   = mask;
+    s.paired = paired;
+    open_gap_on_streams(s, no_longer);
 }
 
 // ---- delivery (reader thread) ----
