@@ -585,44 +585,42 @@ written_before_start_of(const std::string& path, const run_info& run)
            static_cast<unsigned __int128>(*run.boot_time_unix_ns) + run.start_ns;
 }
 
-// The record files of one output, best first, as `prefer` allows; with summary.json (`summary`
-// read), only those of its run: a folder reused with other --output-format values keeps the
-// earlier run's kfd.db or results.json beside the new files.
-std::vector<std::pair<std::string, std::string>>
-record_files(const std::string& dir, const std::string& stem, const std::string& prefer,
-             const run_info* summary, std::string& skipped)
+// The record file of one output to read: the best `prefer` allows (kfd.db, results.json, the
+// CSV files) and, with summary.json (`summary` read), of its run: a folder reused with other
+// --output-format values keeps the earlier run's files beside the new ones. Those passed over
+// are named in `skipped`. Kind "" when there is none.
+std::pair<std::string, std::string>
+record_file(const std::string& dir, const std::string& stem, const std::string& prefer,
+            const run_info* summary, std::string& skipped)
 {
-    std::vector<std::pair<std::string, std::string>> files;
-    const record_callback                            none;
-    for(const char* kind : {"sqlite", "json"})
+    const auto skip = [&](const std::string& path)
+    { skipped += (skipped.empty() ? "" : ", ") + path; };
+    const record_callback none;
+    for(const auto& [kind, name] : {std::pair<std::string, const char*>{"sqlite", "kfd.db"},
+                                    std::pair<std::string, const char*>{"json", "results.json"}})
     {
-        const std::string path =
-            output_path(dir, stem, std::string(kind) == "sqlite" ? "kfd.db" : "results.json");
+        const std::string path = output_path(dir, stem, name);
         if((!prefer.empty() && prefer != kind) || !exists(path)) continue;
+        if(summary == nullptr) return {kind, path};
         run_info file_run;
-        auto     header = std::string(kind) == "sqlite"
-                              ? read_sqlite_records(path, file_run, none, false)
-                              : read_json_records(path, file_run, none, false);
-        // A file whose metadata cannot be read (pid 0) is not known to be another run's: it
-        // stays, and fails with its own error if its records cannot be read either.
-        if(summary && header.ok && file_run.pid != 0 && !same_run(*summary, file_run))
-        {
-            skipped += (skipped.empty() ? "" : ", ") + path;
-            continue;
-        }
-        files.emplace_back(kind, path);
+        auto     header = kind == "sqlite" ? read_sqlite_records(path, file_run, none, false)
+                                           : read_json_records(path, file_run, none, false);
+        // A file whose metadata cannot be read (pid 0) is not known to be another run's: it is
+        // read, and fails with its own error if its records cannot be read either.
+        if(header.ok && file_run.pid != 0 && !same_run(*summary, file_run))
+            skip(path);
+        else
+            return {kind, path};
     }
     // CSV files carry no metadata: written before summary.json's run started, they are an
     // earlier run's.
     const std::string csv = output_path(dir, stem, "page_fault.csv");
     if((prefer.empty() || prefer == "csv") && exists(csv))
     {
-        if(summary && written_before_start_of(csv, *summary))
-            skipped += (skipped.empty() ? "" : ", ") + csv;
-        else
-            files.emplace_back("csv", csv);
+        if(summary == nullptr || !written_before_start_of(csv, *summary)) return {"csv", csv};
+        skip(csv);
     }
-    return files;
+    return {};
 }
 } // namespace
 
@@ -647,18 +645,15 @@ read_output_metadata(const std::string& dir, const std::string& stem, run_info& 
     const bool has_summary =
         read_summary_header(output_path(dir, stem, "summary.json"), summary, complete);
     std::string skipped;
-    auto        files = record_files(dir, stem, "", has_summary ? &summary : nullptr, skipped);
+    const auto [kind, path] = record_file(dir, stem, "", has_summary ? &summary : nullptr, skipped);
     // Without records the output is not merged, but its metadata still counts (a later run's
     // summary-only output shows that the `<pid>_` files beside it are an earlier run's).
     if(has_summary) run = summary;
-    if(files.empty()) return false;
+    if(kind.empty()) return false;
     const record_callback none;
-    if(has_summary) return true;
-    if(files.front().first == "sqlite")
-        return read_sqlite_records(files.front().second, run, none, false).ok;
-    if(files.front().first == "json")
-        return read_json_records(files.front().second, run, none, false).ok;
-    return true;
+    if(has_summary || kind == "csv") return true;
+    return kind == "sqlite" ? read_sqlite_records(path, run, none, false).ok
+                            : read_json_records(path, run, none, false).ok;
 }
 
 source_result
@@ -670,16 +665,17 @@ read_output(const std::string& dir, const std::string& stem, run_info& run,
         read_summary_header(output_path(dir, stem, "summary.json"), run, complete);
     const run_info summary = run;
     std::string    skipped;
-    auto files = record_files(dir, stem, prefer, has_summary ? &summary : nullptr, skipped);
+    const auto [kind, path] =
+        record_file(dir, stem, prefer, has_summary ? &summary : nullptr, skipped);
     source_result r;
-    if(files.empty())
+    if(kind.empty())
         r.error = skipped.empty() ? "no kfd.db, results.json or CSV files"
                                   : "its record files are another run's than its summary.json (" +
                                         skipped + ")";
-    else if(files.front().first == "sqlite")
-        r = read_sqlite_records(files.front().second, run, fn);
-    else if(files.front().first == "json")
-        r = read_json_records(files.front().second, run, fn);
+    else if(kind == "sqlite")
+        r = read_sqlite_records(path, run, fn);
+    else if(kind == "json")
+        r = read_json_records(path, run, fn);
     else
         r = read_csv_records(dir, stem, fn);
     if(has_summary) fill_from_summary(run, summary);
