@@ -15,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cstdint>
 #include <fstream>
 #include <sstream>
@@ -345,6 +346,49 @@ TEST(kfd_parser_twin, lines_of_every_length)
     }
     EXPECT_EQ(twin.disagreed, 0u);
     EXPECT_GT(twin.ok, 400u);
+}
+
+// The hot pass keeps each run of hex digits' start and end interleaved in one 64-byte
+// register, room for 32 runs: lines of hot ids with 1 to 64 runs (narrow and wide, one-byte
+// and two-byte runs, a hot shape with runs appended) must still agree with the scalar parser.
+TEST(kfd_parser_twin, lines_with_many_numbers)
+{
+    twin_checker twin;
+    for(size_t runs = 1; runs <= 64; ++runs)
+    {
+        for(const char* head : {"5 ", "b ", "8 ", "7 "})
+            for(const char* run : {"1 ", "a1 ", "f"})
+            {
+                std::string line = head;
+                for(size_t k = 0; k < runs && line.size() < 127; ++k)
+                    line += run;
+                twin.check(line);
+                twin.check(line + "\n");
+            }
+        std::string fault = "7 15203214457186 -152990 @7f0f15200(1ea0) W";
+        for(size_t k = 0; k < runs && fault.size() < 125; ++k)
+            fault += " 1";
+        twin.check(fault);
+    }
+    // A literal 'x' where a number was: the pass writes each number as 'x' in the line's
+    // shape, so only its count of numbers tells the two apart.
+    for(const std::string shape : {"7 15203214457186 -152990 @7f0f15200(1ea0) W",
+                                   "5 15202910515905 -152990 @7f0f15200(2c02) 0->1ea0 1ea0:1ea0 1"})
+        for(size_t i = 0; i < shape.size(); ++i)
+        {
+            if(!std::isxdigit(static_cast<unsigned char>(shape[i])) ||
+               (i > 0 && std::isxdigit(static_cast<unsigned char>(shape[i - 1]))))
+                continue;
+            size_t end = i;
+            while(end < shape.size() && std::isxdigit(static_cast<unsigned char>(shape[end])))
+                ++end;
+            twin.check(shape.substr(0, i) + "x" + shape.substr(end));
+        }
+    // The hot shapes themselves, so that the test also shows the pass took its lines.
+    twin.check("7 15203214457186 -152990 @7f0f15200(1ea0) W");
+    twin.check("5 15202910515905 -152990 @7f0f15200(2c02) 0->1ea0 1ea0:1ea0 1");
+    EXPECT_EQ(twin.disagreed, 0u);
+    if(parse_line_has_avx512()) EXPECT_GE(twin.hot, 2u);
 }
 
 // The SSSE3 path is only compared when this CPU runs it (else parse_line_ssse3 is the SSE2
