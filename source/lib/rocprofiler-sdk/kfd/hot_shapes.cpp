@@ -154,8 +154,9 @@ constexpr size_t shape_count  = sizeof(shapes) / sizeof(shapes[0]);
 // Long numbers take the first lanes; the others follow in A, then in B.
 struct alignas(64) compiled_layout
 {
-    uint8_t  field_max_digits[64];  // per field (0: the id); 0 past the last one
-    uint8_t  lane_field[2][64];     // per byte of A and B: the field whose digit it takes
+    uint8_t field_max_digits[64];   // per boundary byte (field k's end: 2k + 1; 0: the id);
+                                    // 0 past the last field, 255 at the starts (even bytes)
+    uint8_t  lane_field[2][64];     // per byte of A and B: its field's end byte (2k + 1)
     uint8_t  lane_digit[2][64];     // ... which digit from the right (1: the last)
     uint8_t  lane_max_digit[2][64]; // ... its largest value: 9 (decimal), 15 (hex) or 0
     uint8_t  lane_pair_mul[2][64];  // radix, 1 per byte pair (pmaddubsw)
@@ -214,7 +215,7 @@ fill_lane(compiled_layout& c, int half, size_t lane, size_t field_index, const f
     for(size_t j = 0; j < 8; ++j)
     {
         const size_t byte            = lane * 8 + j;
-        c.lane_field[half][byte]     = static_cast<uint8_t>(field_index);
+        c.lane_field[half][byte]     = static_cast<uint8_t>(2 * field_index + 1);
         c.lane_digit[half][byte]     = static_cast<uint8_t>(8 - j + (high_part ? 8 : 0));
         c.lane_max_digit[half][byte] = f.size == 0 ? 0 : static_cast<uint8_t>(f.base) - 1;
         c.lane_pair_mul[half][byte]  = j % 2 == 0 ? static_cast<uint8_t>(f.base) : 1;
@@ -255,7 +256,9 @@ compile_layout(const layout& l)
             c.lane_digit[half][byte] = 1;
         }
     if(l.field_count > max_fields) table_error("too many fields");
-    c.field_max_digits[0] = 1; // a one-digit id
+    for(size_t byte = 0; byte < 64; byte += 2)
+        c.field_max_digits[byte] = 0xFF; // a start: not a length
+    c.field_max_digits[1] = 1;           // a one-digit id
     c.id                  = static_cast<uint8_t>(l.id);
 
     size_t long_count = 0;
@@ -266,9 +269,9 @@ compile_layout(const layout& l)
         c.value_max[lane] = ~uint64_t{0};
     for(size_t k = 0; k < l.field_count; ++k)
     {
-        const field& f            = l.fields[k];
-        const size_t index        = k + 1;
-        c.field_max_digits[index] = f.max_digits;
+        const field& f                    = l.fields[k];
+        const size_t index                = k + 1;
+        c.field_max_digits[2 * index + 1] = f.max_digits;
         if(f.max_digits > 8)
         {
             const size_t lane = next_long++;
@@ -411,6 +414,9 @@ compile_all()
 
 constexpr pass_tables tables = compile_all();
 
+static_assert(offsetof(compiled_shape, field_count) == offsetof(compiled_shape, pattern_length) + 1,
+              "the pass compares the two counts as one 16-bit number (low byte first)");
+
 static_assert(sizeof(event) == 96, "the event is written as 64 + 32 bytes");
 
 #if defined(KFD_HOT_SHAPES)
@@ -504,7 +510,7 @@ append(const byte_rows& r, __m512i low, unsigned count, __m512i high)
 template <bool wide>
 KFD_AVX512 inline __m512i
 convert_lanes(const compiled_layout& l, int half, __m512i ends, __m512i lengths, __m512i values0,
-              __m512i values1, uint64_t& bad)
+              __m512i values1, __mmask64& bad)
 {
     const __m512i   field   = load(l.lane_field[half]);
     const __m512i   digit   = load(l.lane_digit[half]);
@@ -517,7 +523,7 @@ convert_lanes(const compiled_layout& l, int half, __m512i ends, __m512i lengths,
         digits = _mm512_maskz_permutex2var_epi8(present, values0, index, values1);
     else
         digits = _mm512_maskz_permutexvar_epi8(present, index, values0);
-    bad |= _mm512_cmpgt_epu8_mask(digits, load(l.lane_max_digit[half]));
+    bad = _kor_mask64(bad, _mm512_cmpgt_epu8_mask(digits, load(l.lane_max_digit[half])));
     const __m512i pairs = _mm512_maddubs_epi16(digits, load(l.lane_pair_mul[half]));
     const __m512i quads = _mm512_madd_epi16(pairs, load(l.lane_quad_mul[half]));
     return _mm512_add_epi64(_mm512_mul_epu32(quads, load(l.lane_octet_mul[half])),
@@ -553,8 +559,9 @@ parse_shape(const char* p, size_t length, event& out) noexcept
 
     const __m512i x = load(rows.x);
     __m512i shape = _mm512_maskz_compress_epi8(keep0, _mm512_mask_blend_epi8(hex0, half0.bytes, x));
-    __m512i starts      = _mm512_maskz_compress_epi8(starts0, load(rows.iota));
-    __m512i ends        = _mm512_maskz_compress_epi8(ends0, load(rows.iota));
+    // The runs' starts and ends in one compress, interleaved: byte 2k its start, 2k + 1 its end
+    // (the bytes past 64 are lost, but a line with over 32 runs fails the count below).
+    __m512i  bounds     = _mm512_maskz_compress_epi8(starts0 | ends0, load(rows.iota));
     unsigned shape_size = static_cast<unsigned>(_mm_popcnt_u64(keep0));
     unsigned runs       = static_cast<unsigned>(_mm_popcnt_u64(starts0));
     if constexpr(wide)
@@ -562,20 +569,20 @@ parse_shape(const char* p, size_t length, event& out) noexcept
         shape =
             append(rows, shape, shape_size,
                    _mm512_maskz_compress_epi8(keep1, _mm512_mask_blend_epi8(hex1, half1.bytes, x)));
-        starts = append(rows, starts, runs, _mm512_maskz_compress_epi8(starts1, load(rows.iota64)));
-        ends   = append(rows, ends, static_cast<unsigned>(_mm_popcnt_u64(ends0)),
-                        _mm512_maskz_compress_epi8(ends1, load(rows.iota64)));
+        bounds = append(rows, bounds, static_cast<unsigned>(_mm_popcnt_u64(starts0 | ends0)),
+                        _mm512_maskz_compress_epi8(starts1 | ends1, load(rows.iota64)));
         shape_size += static_cast<unsigned>(_mm_popcnt_u64(keep1));
         runs += static_cast<unsigned>(_mm_popcnt_u64(starts1));
     }
 
     // The numbers, by the layout.
-    const __m512i lengths = _mm512_sub_epi8(ends, starts);
-    bool          ok      = _mm512_cmpgt_epu8_mask(lengths, load(l.field_max_digits)) == 0;
-    uint64_t      bad     = 0;
-    const __m512i a = convert_lanes<wide>(l, 0, ends, lengths, half0.values, half1.values, bad);
-    __m512i       b = convert_lanes<wide>(l, 1, ends, lengths, half0.values, half1.values, bad);
-    ok &= bad == 0;
+    // Each run's length at its end byte (2k + 1 minus 2k, within a 16-byte lane).
+    const __m512i ends    = bounds;
+    const __m512i lengths = _mm512_sub_epi8(bounds, _mm512_bslli_epi128(bounds, 1));
+    // What fails the line, gathered in a mask register (one test at the end).
+    __mmask64     bad = _mm512_cmpgt_epu8_mask(lengths, load(l.field_max_digits));
+    const __m512i a   = convert_lanes<wide>(l, 0, ends, lengths, half0.values, half1.values, bad);
+    __m512i       b   = convert_lanes<wide>(l, 1, ends, lengths, half0.values, half1.values, bad);
     // Long numbers: digits 9-16 (A) * 10^8 + digits 1-8 (B), or hex (A << 32) | B.
     __m512i values = _mm512_mask_add_epi64(
         a, l.long_lanes,
@@ -588,9 +595,11 @@ parse_shape(const char* p, size_t length, event& out) noexcept
     const uint64_t        last_hex = (last < 64 ? hex0 >> last : hex1 >> (last - 64)) & 1u;
     const compiled_shape& s =
         tables.shape_of[tables.shape_by_key[l.id][shape_size & 63u][last_hex]];
-    ok &= _mm512_mask_cmpneq_epi8_mask(s.pattern_care, shape, load(s.pattern)) == 0;
-    ok &= shape_size == s.pattern_length;
-    ok &= runs == s.field_count;
+    bad = _kor_mask64(bad, _mm512_mask_cmpneq_epi8_mask(s.pattern_care, shape, load(s.pattern)));
+    // The shape's length and its number count (pattern_length and field_count, adjacent).
+    uint16_t expected_counts;
+    __builtin_memcpy(&expected_counts, &s.pattern_length, sizeof expected_counts);
+    unsigned good = (shape_size | runs << 8) == expected_counts;
 
     const __m512i zero = _mm512_setzero_si512();
     values             = _mm512_mask_sub_epi64(values, s.negated_lanes[0], zero, values); // as "%d"
@@ -616,8 +625,8 @@ parse_shape(const char* p, size_t length, event& out) noexcept
     bytes[s.flag_offset] = static_cast<unsigned char>(yes | s.flag_always);
     bytes[offsetof(event, restore)] =
         static_cast<unsigned char>((s.restore_yes & pick) | (s.restore_no & ~pick));
-    unsigned good = ok;
     good &= yes | static_cast<unsigned>(flag == s.flag_no) | s.flag_always;
+    good &= _kortestz_mask64_u8(bad, bad);
 
     // As read_page_range / read_fault_address, on the joined values (reading them back from
     // the event would wait for its 64-byte store: no store forwarding into a smaller load):
