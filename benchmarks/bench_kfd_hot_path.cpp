@@ -3,10 +3,10 @@
 // The KFD reader's per-event work, stage by stage, side by side with the reference approach
 // (baseline_reference.hpp) on the same bytes, in one binary and one run:
 //
-//   parse/<impl>/<log>               split the reads into lines and parse them
-//   parse_pair/<impl>/<log>          ... and pair starts with ends into records (ours: the
-//                                    reader's parse_line_dispatch into the pairing engine's
-//                                    entry points by id)
+//   parse/<impl>/<log>               split the reads into lines and parse them (ours: the
+//                                    reader's entry point, feed_dispatch, with no handlers)
+//   parse_pair/<impl>/<log>          ... and pair starts with ends into records (ours:
+//                                    feed_dispatch into the pairing engine's entry points by id)
 //   parse_pair_emplace/ours/<log>    ... and deliver the records into a LOSSLESS buffer that a
 //                                    callback thread drains (as after initialization): the
 //                                    reader's own per-read code, delivery::deliver_chunk
@@ -99,15 +99,14 @@ ours_parse(benchmark::State& state, const workload& w)
     uint64_t    events = 0;
     for(auto _ : state)
     {
-        kfd::line_splitter splitter;
-        kfd::event         ev; // parse_line writes every field: not re-initialized per line
+        kfd::line_splitter        splitter;
+        kfd::event                ev;   // the parser writes every field: not re-initialized
+        const kfd::event_handlers none; // the reader's entry point, with no handler to call
         for(auto chunk : w.chunks)
-            splitter.feed(read(chunk).data(), chunk.size(),
-                          [&](std::string_view line)
-                          {
-                              events += kfd::parse_line(line, ev) == kfd::parse_result::ok;
-                              benchmark::DoNotOptimize(ev);
-                          });
+        {
+            events += kfd::feed_dispatch(splitter, read(chunk).data(), chunk.size(), ev, none).ok;
+            benchmark::DoNotOptimize(ev);
+        }
     }
     report(state, events, 0);
 }
@@ -171,11 +170,8 @@ ours_parse_pair(benchmark::State& state, const workload& w)
         const kfd::event_handlers handlers = pair_handlers(pc);
         kfd::event                ev; // as in the reader: not re-initialized per line
         for(auto chunk : w.chunks)
-            splitter.feed(read(chunk).data(), chunk.size(),
-                          [&](std::string_view line) {
-                              events += kfd::parse_line_dispatch(line, ev, handlers) ==
-                                        kfd::parse_result::ok;
-                          });
+            events +=
+                kfd::feed_dispatch(splitter, read(chunk).data(), chunk.size(), ev, handlers).ok;
         records += pc.records;
     }
     report(state, events, records);

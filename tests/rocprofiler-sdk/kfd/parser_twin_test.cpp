@@ -388,7 +388,10 @@ TEST(kfd_parser_twin, lines_with_many_numbers)
     twin.check("7 15203214457186 -152990 @7f0f15200(1ea0) W");
     twin.check("5 15202910515905 -152990 @7f0f15200(2c02) 0->1ea0 1ea0:1ea0 1");
     EXPECT_EQ(twin.disagreed, 0u);
-    if(parse_line_has_avx512()) EXPECT_GE(twin.hot, 2u);
+    if(parse_line_has_avx512())
+    {
+        EXPECT_GE(twin.hot, 2u);
+    }
 }
 
 // The SSSE3 path is only compared when this CPU runs it (else parse_line_ssse3 is the SSE2

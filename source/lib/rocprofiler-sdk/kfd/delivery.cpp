@@ -204,14 +204,15 @@ struct chunk_tally
     uint64_t delivered() const { return received - other_process; } // past the process filter
 };
 
-// Out of the per-line path: rare, and its logging is large.
+// Once per read that had unparsable lines: rare, and its logging is large.
 __attribute__((noinline, cold)) void
-note_malformed(const gpu_stream& stream, chunk_tally& tally)
+note_malformed(const gpu_stream& stream, chunk_tally& tally, uint64_t lines)
 {
-    ++tally.malformed;
+    tally.malformed += lines;
     try
     {
-        ROCP_INFO << "GPU " << stream.gpu_id << ": skipped an unparsable event line";
+        ROCP_INFO << "GPU " << stream.gpu_id << ": skipped " << lines << " unparsable event line"
+                  << (lines == 1 ? "" : "s");
     }
     catch(...)
     {
@@ -376,14 +377,10 @@ deliver_chunk(chunk_delivery& cd, const process_filter& filter, gpu_stream& stre
                     paired_kinds_for_read(stream)};
     event_handlers handlers = handlers_for(rc);
     handlers.hot_shapes     = size >= hot_shapes_min_read;
-    stream.splitter.feed(data, size,
-                         [&](std::string_view line)
-                         {
-                             // parse_line writes every field of scratch (`event ev;` would be
-                             // a `rep stos`) and calls the id's handler when the line is ok.
-                             if(parse_line_dispatch(line, cd.scratch, handlers) != parse_result::ok)
-                                 note_malformed(stream, tally);
-                         });
+    // The parser writes every field of scratch (`event ev;` would be a `rep stos`) and calls
+    // the id's handler for each line that is ok.
+    const feed_tally fed = feed_dispatch(stream.splitter, data, size, cd.scratch, handlers);
+    if(fed.ok != fed.lines) note_malformed(stream, tally, fed.lines - fed.ok);
     auto& c = stream.counters;
     for(auto& b : cd.batches)
     {

@@ -178,18 +178,17 @@ struct alignas(64) compiled_layout
 
 struct alignas(64) compiled_shape
 {
-    uint8_t  pattern[64];      // the shape as the pass compresses it out of the line
-    uint8_t  out_fixed[128];   // the event's bytes that the shape fixes (id, flags), else 0
+    uint8_t pattern[64]; // the shape as the pass compresses it out of the line
+    // The event's bytes that the shape fixes (id, flags, restore form), else 0: [1] when the
+    // flag byte is flag_yes, [0] otherwise (the same for a shape without a flag byte).
+    uint8_t  out_fixed[2][128];
     uint64_t pattern_care;     // pattern bytes compared (not the flag byte)
     uint8_t  negated_lanes[2]; // lanes of the values and of B to negate
     uint8_t  pattern_length;
     uint8_t  field_count; // with the id
-    uint8_t  flag_offset; // no flag: has_timestamp's offset, written as 1
-    uint8_t  flag_always;
+    uint8_t  flag_always; // no flag byte: any last byte will do
     char     flag_yes;
     char     flag_no;
-    uint8_t  restore_yes; // the restore form when the flag byte is flag_yes
-    uint8_t  restore_no;  // ... otherwise
     uint8_t  ends_in_number;
 };
 
@@ -316,8 +315,9 @@ compile_layout(const layout& l)
 constexpr void
 fix(compiled_shape& c, size_t offset, uint32_t value, size_t size)
 {
-    for(size_t b = 0; b < size; ++b)
-        c.out_fixed[offset + b] = static_cast<uint8_t>(value >> (8 * b));
+    for(auto& fixed : c.out_fixed)
+        for(size_t b = 0; b < size; ++b)
+            fixed[offset + b] = static_cast<uint8_t>(value >> (8 * b));
 }
 
 constexpr compiled_shape
@@ -345,19 +345,13 @@ compile_shape(const shape& s, const layout& l, const compiled_layout& cl)
     fix(c, offsetof(event, id), s.id, sizeof(uint32_t));
     fix(c, offsetof(event, has_timestamp), 1, 1);
     fix(c, offsetof(event, has_error_code), s.has_error_code ? 1 : 0, 1);
+    fix(c, offsetof(event, restore), static_cast<uint8_t>(s.restore), 1);
+    c.flag_always = s.flag_offset == 0 ? 1 : 0;
     if(s.flag_offset != 0)
     {
-        c.flag_offset = s.flag_offset;
-        c.flag_always = 0;
-        c.restore_yes = static_cast<uint8_t>(s.restore_if_yes);
+        c.out_fixed[1][s.flag_offset]            = 1;
+        c.out_fixed[1][offsetof(event, restore)] = static_cast<uint8_t>(s.restore_if_yes);
     }
-    else
-    {
-        c.flag_offset = member(offsetof(event, has_timestamp));
-        c.flag_always = 1;
-        c.restore_yes = static_cast<uint8_t>(s.restore);
-    }
-    c.restore_no     = static_cast<uint8_t>(s.restore);
     c.flag_yes       = s.flag_yes;
     c.flag_no        = s.flag_no;
     c.ends_in_number = s.pattern.back() == 'x' ? 1 : 0;
@@ -370,6 +364,7 @@ struct pass_tables
     compiled_layout layout_of[layout_count + 1];
     compiled_shape  shape_of[shape_count + 1];
     uint8_t         layout_by_first_byte[256]; // a hot id's digit ('5'..'9', a/A, b/B)
+    uint8_t         id_by_first_byte[256];     // ... and its id (0 for any other byte)
     uint8_t         shape_by_key[16][64][2];   // id, pattern length, ends in a hex digit
 };
 
@@ -398,6 +393,7 @@ compile_all()
         const int digit = hex_digit_value(b);
         t.layout_by_first_byte[b] =
             static_cast<uint8_t>(digit > 0 ? layout_index[static_cast<size_t>(digit)] : 0);
+        t.id_by_first_byte[b] = t.layout_by_first_byte[b] != 0 ? static_cast<uint8_t>(digit) : 0;
     }
     for(size_t i = 0; i < shape_count; ++i)
     {
@@ -605,26 +601,21 @@ parse_shape(const char* p, size_t length, event& out) noexcept
     values             = _mm512_mask_sub_epi64(values, s.negated_lanes[0], zero, values); // as "%d"
     b                  = _mm512_mask_sub_epi64(b, s.negated_lanes[1], zero, b);
 
-    const __m512i low = _mm512_or_si512(
-        _mm512_maskz_permutex2var_epi8(l.out_from_values_low, values, load(l.out_index), b),
-        load(s.out_fixed));
+    // No branch below: which way each goes is as random as the mix of events (a read or a
+    // write fault, a range or not), and a mispredicted branch here throws away the next
+    // lines' work that the CPU had started. The flag byte picks the fixed bytes by address.
+    const char     flag  = p[length - 1];
+    const unsigned yes   = flag == s.flag_yes;
+    const uint8_t* fixed = s.out_fixed[yes];
+    const __m512i  low   = _mm512_or_si512(
+           _mm512_maskz_permutex2var_epi8(l.out_from_values_low, values, load(l.out_index), b),
+           load(fixed));
     const __m512i high = _mm512_or_si512(
         _mm512_maskz_permutex2var_epi8(l.out_from_values_high, values, load(l.out_index + 64), b),
-        load(s.out_fixed + 64));
+        load(fixed + 64));
     auto* bytes = reinterpret_cast<unsigned char*>(&out);
     _mm512_storeu_si512(bytes, low);
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(bytes + 64), _mm512_castsi512_si256(high));
-
-    // No branch below: which way each goes is as random as the mix of events (a read or a
-    // write fault, a range or not), and a mispredicted branch here throws away the next
-    // lines' work that the CPU had started.
-    const char     flag = p[length - 1];
-    const unsigned yes  = flag == s.flag_yes;
-    unsigned       pick = 0u - yes; // all ones when yes
-    __asm__("" : "+r"(pick));       // keep it arithmetic (GCC would branch on `yes`)
-    bytes[s.flag_offset] = static_cast<unsigned char>(yes | s.flag_always);
-    bytes[offsetof(event, restore)] =
-        static_cast<unsigned char>((s.restore_yes & pick) | (s.restore_no & ~pick));
     good &= yes | static_cast<unsigned>(flag == s.flag_no) | s.flag_always;
     good &= _kortestz_mask64_u8(bad, bad);
 
@@ -642,8 +633,56 @@ parse_shape(const char* p, size_t length, event& out) noexcept
     __asm__("" : "+r"(good));
     return good != 0;
 }
+
+// parse() inlined: the line's length checked, then the narrow or the wide pass.
+KFD_AVX512 inline __attribute__((always_inline)) bool
+parse_inline(std::string_view line, event& out) noexcept
+{
+    const size_t length = line.size();
+    if(length < min_length || length > max_length) return false;
+    return length < 64 ? parse_shape<false>(line.data(), length, out)
+                       : parse_shape<true>(line.data(), length, out);
+}
 #endif
 } // namespace
+
+#if defined(KFD_HOT_SHAPES)
+KFD_AVX512 __attribute__((flatten)) feed_tally
+feed_dispatch(line_splitter& splitter, const char* data, size_t size, event& scratch,
+              const event_handlers& handlers, const event_handlers& others) noexcept
+{
+    feed_tally tally;
+    // Compiled for AVX-512 as this function is: GCC inlines the splitter's loop here and then
+    // this into it, so that the pass needs no call, entry or exit per line.
+    splitter.feed(data, size,
+                  [&](std::string_view line) KFD_AVX512
+                  {
+                      ++tally.lines;
+                      // The handler from the line's first byte, known long before the pass's
+                      // result (a call target that waits for it is mispredicted late). Only
+                      // called when the pass took the line, whose id that byte is.
+                      const unsigned char first =
+                          line.empty() ? 0 : static_cast<unsigned char>(line[0]);
+                      const auto handler = handlers.on_id[tables.id_by_first_byte[first]];
+                      if(parse_inline(line, scratch))
+                      {
+                          ++tally.ok;
+                          if(handler) handler(handlers.context, scratch, line);
+                      }
+                      else
+                          tally.ok +=
+                              parse_line_dispatch(line, scratch, others) == parse_result::ok;
+                  });
+    return tally;
+}
+#else
+feed_tally
+feed_dispatch(line_splitter&, const char*, size_t, event&, const event_handlers&,
+              const event_handlers&) noexcept
+{
+    return {}; // never called: cpu_supports() is false
+}
+#endif
 
 bool
 cpu_supports() noexcept
@@ -668,10 +707,7 @@ parse(std::string_view line, event& out) noexcept
 #endif
 {
 #if defined(KFD_HOT_SHAPES)
-    const size_t length = line.size();
-    if(length < min_length || length > max_length) return false;
-    return length < 64 ? parse_shape<false>(line.data(), length, out)
-                       : parse_shape<true>(line.data(), length, out);
+    return parse_inline(line, out);
 #else
     (void)line;
     (void)out;

@@ -43,4 +43,11 @@ bool cpu_supports() noexcept;
 // `out` in an unspecified state (the caller parses the line again, which overwrites it).
 // Never reads outside `line`.
 bool parse(std::string_view line, event& out) noexcept;
+
+// Only where cpu_supports(). kfd::feed_dispatch for a caller whose handlers allow the pass:
+// each line that parse() takes is dispatched to `handlers` here, every other one goes to
+// parse_line_dispatch with `others` (the same handlers with hot_shapes off, so that the pass
+// is not tried twice).
+feed_tally feed_dispatch(line_splitter& splitter, const char* data, size_t size, event& scratch,
+                         const event_handlers& handlers, const event_handlers& others) noexcept;
 } // namespace rocprofiler::kfd::hot_shapes

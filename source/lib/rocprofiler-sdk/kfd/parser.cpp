@@ -1607,6 +1607,28 @@ parse_line_dispatch(std::string_view line, event& out, const event_handlers& han
     return parse_line_then_dispatch(line, out, handlers); // asks the CPU on first use
 }
 
+feed_tally
+feed_dispatch(line_splitter& splitter, const char* data, size_t size, event& scratch,
+              const event_handlers& handlers) noexcept
+{
+#if defined(__SSE2__) && defined(KFD_HAVE_AVX2)
+    if(simd_cache().load(std::memory_order_relaxed) == simd_level::avx512 && handlers.hot_shapes)
+    {
+        event_handlers others = handlers;
+        others.hot_shapes     = false;
+        return hot_shapes::feed_dispatch(splitter, data, size, scratch, handlers, others);
+    }
+#endif
+    feed_tally tally; // asks the CPU on first use (parse_line_dispatch)
+    splitter.feed(data, size,
+                  [&](std::string_view line)
+                  {
+                      ++tally.lines;
+                      tally.ok += parse_line_dispatch(line, scratch, handlers) == parse_result::ok;
+                  });
+    return tally;
+}
+
 parse_result
 parse_line_scalar(std::string_view line, event& out) noexcept
 {

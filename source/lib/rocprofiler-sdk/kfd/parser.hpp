@@ -392,4 +392,20 @@ line_splitter::feed(const char* data, size_t size, F&& on_line)
         cursor = newline + 1;
     }
 }
+
+// What feed_dispatch did with the lines of one read.
+struct feed_tally
+{
+    uint64_t lines = 0; // complete lines parsed (not the overlong ones the splitter skipped)
+    uint64_t ok    = 0; // ... of them parsed ok (their handlers called)
+};
+
+// splitter.feed(data, size) with parse_line_dispatch(line, scratch, handlers) for each line:
+// the same results and handler calls in the same order. Where parse_line_dispatch would try
+// the hot shapes' pass first, the lines are split and the pass run in one function compiled
+// for AVX-512 (hot_shapes::feed_dispatch), whose only call per line is the handler's: the
+// layers of parse_line_dispatch and the pass's own entry and exit cost about a tenth of a
+// line's parse (BENCHMARKS.md).
+feed_tally feed_dispatch(line_splitter& splitter, const char* data, size_t size, event& scratch,
+                         const event_handlers& handlers) noexcept;
 } // namespace rocprofiler::kfd
