@@ -7,14 +7,13 @@
 // runs its own copy of the splitter's loop with the pass inlined, so that copy is compared
 // on the bundled logs of every scenario and era, on malformed, empty, NUL-bearing and
 // overlong lines, and with the text cut into reads of many sizes (lines carried across).
+#include "bundled_logs.hpp"
 #include "rocprofiler-sdk/kfd/parser.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -123,24 +122,13 @@ expect_same(std::string_view text, const std::string& what)
                     << expected.calls[i].line << "])";
         }
 }
-
-std::string
-read_file(const std::string& path)
-{
-    std::ifstream      in{path, std::ios::binary};
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
 } // namespace
 
 TEST(kfd_feed_dispatch, the_bundled_logs_as_the_splitter_and_parse_line_dispatch)
 {
-    for(const auto& entry :
-        {"eviction-2gpu-2026", "mixed-4gpu-6.0", "prefetch-1gpu-6.13", "streaming-1gpu-6.13",
-         "thrashing-2gpu-6.12", "unmap-2gpu-6.13-two-processes"})
+    for(const char* entry : kfd_test::every_scenario_and_era)
     {
-        const std::string text = read_file(std::string{KFD_LOGS_DIR} + "/" + entry + ".log");
+        const std::string text = kfd_test::bundled_log(entry);
         ASSERT_FALSE(text.empty()) << entry;
         // The first 400 lines (every read size is run on them): enough for each kind.
         size_t end = 0;

@@ -10,6 +10,7 @@
 // valid or not: the bundled logs of every scenario and era, and systematic mutations of one line of
 // every format (each byte replaced by a tricky byte, deleted, duplicated; every truncation; numbers
 // of 0 to 24 digits in every numeric field, around the overflow and overlong limits).
+#include "bundled_logs.hpp"
 #include "dispatch_recording.hpp"
 #include "rocprofiler-sdk/kfd/parser.hpp"
 
@@ -17,8 +18,6 @@
 
 #include <cctype>
 #include <cstdint>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -260,23 +259,12 @@ TEST(kfd_parser_twin, numbers_of_every_length)
     EXPECT_GT(twin.ok, 100u);
 }
 
-std::string
-read_file(const std::string& path)
-{
-    std::ifstream      in{path, std::ios::binary};
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
 TEST(kfd_parser_twin, bundled_logs_of_every_scenario_and_era)
 {
     twin_checker twin;
-    for(const auto& entry :
-        {"eviction-2gpu-2026", "mixed-4gpu-6.0", "prefetch-1gpu-6.13", "streaming-1gpu-6.13",
-         "thrashing-2gpu-6.12", "unmap-2gpu-6.13-two-processes"})
+    for(const char* entry : kfd_test::every_scenario_and_era)
     {
-        const std::string text = read_file(std::string{KFD_LOGS_DIR} + "/" + entry + ".log");
+        const std::string text = kfd_test::bundled_log(entry);
         ASSERT_FALSE(text.empty()) << entry;
         rocprofiler::kfd::line_splitter splitter;
         splitter.feed(text.data(), text.size(),
@@ -308,7 +296,7 @@ TEST(kfd_parser_twin, the_hot_shapes_take_nearly_every_kernel_line)
          "mixed-4gpu-6.0", "prefetch-1gpu-6.13", "streaming-1gpu-6.13", "thrashing-2gpu-6.12",
          "unmap-2gpu-6.13-two-processes"})
     {
-        const std::string text = read_file(std::string{KFD_LOGS_DIR} + "/" + entry + ".log");
+        const std::string text = kfd_test::bundled_log(entry);
         ASSERT_FALSE(text.empty()) << entry;
         rocprofiler::kfd::line_splitter splitter;
         splitter.feed(text.data(), text.size(),
