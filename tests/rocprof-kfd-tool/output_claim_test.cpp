@@ -7,8 +7,10 @@
 
 #include <gtest/gtest.h>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -49,6 +51,25 @@ gone_pid()
 }
 
 const uint32_t self = static_cast<uint32_t>(getpid());
+
+// Whether process `pid` has `path` open (a link in /proc/<pid>/fd).
+bool
+has_open(pid_t pid, const std::string& path)
+{
+    const std::string fds = "/proc/" + std::to_string(pid) + "/fd";
+    DIR*              dir = opendir(fds.c_str());
+    if(dir == nullptr) return false;
+    bool found = false;
+    while(const dirent* entry = readdir(dir))
+    {
+        char       target[4096];
+        const auto link   = fds + "/" + entry->d_name;
+        const auto length = readlink(link.c_str(), target, sizeof target - 1);
+        if(length > 0 && std::string(target, static_cast<size_t>(length)) == path) found = true;
+    }
+    closedir(dir);
+    return found;
+}
 } // namespace
 
 TEST(output_claim, the_first_process_keeps_its_names)
@@ -133,22 +154,19 @@ TEST(output_claim, a_claimant_waits_for_a_takeover_in_progress_and_reads_its_cla
     pid_t child = fork();
     if(child == 0)
     {
-        auto c = claim_output(d.path, "", static_cast<uint32_t>(getpid()), "run-new");
+        // A wait far longer than the test's gate can take (the default is a second).
+        auto c = claim_output(d.path, "", static_cast<uint32_t>(getpid()), "run-new", 600000);
         _exit(c.renamed ? 1 : 0);
     }
-    // A gate, not a sleep: until the kernel lists the child's lock request as blocked on ours
-    // (or the child ended without waiting, as it did before the fix).
+    // A gate, not a sleep: until the child has the owner file open (it then tries the lock
+    // until we release it), or the child ended without waiting, as it did before the fix.
     bool       waited  = false;
     int        status  = 0;
     const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
     while(!waited && std::chrono::steady_clock::now() < give_up)
     {
         if(waitpid(child, &status, WNOHANG) == child) break;
-        std::ifstream locks("/proc/locks");
-        for(std::string line; std::getline(locks, line);)
-            if(line.find("-> POSIX") != std::string::npos &&
-               line.find(" " + std::to_string(child) + " ") != std::string::npos)
-                waited = true;
+        waited = has_open(child, owner);
         if(!waited) sched_yield();
     }
     const std::string ours = std::to_string(getpid()) + " run-new\n";
@@ -158,6 +176,50 @@ TEST(output_claim, a_claimant_waits_for_a_takeover_in_progress_and_reads_its_cla
     EXPECT_TRUE(waited);
     ASSERT_TRUE(WIFEXITED(status));
     EXPECT_EQ(WEXITSTATUS(status), 1); // it named its files with its pid
+}
+
+TEST(output_claim, a_lock_held_past_the_wait_leaves_the_claim_as_it_is)
+{
+    // A holder that keeps the owner file's lock (stopped in a debugger mid-takeover, or
+    // another user's process holding it on purpose) must not hang the claimant: past its
+    // wait it names its files with its pid and leaves the claim alone, even an earlier run's.
+    folder            d;
+    const std::string owner = d.path + "/.rocprof-kfd-owner";
+    const std::string old   = std::to_string(gone_pid()) + " run-old\n";
+    d.owner("", old);
+    int fd = open(owner.c_str(), O_RDWR | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    struct flock whole = {};
+    whole.l_type       = F_WRLCK;
+    whole.l_whence     = SEEK_SET;
+    ASSERT_EQ(fcntl(fd, F_SETLKW, &whole), 0);
+
+    pid_t child = fork();
+    if(child == 0)
+    {
+        auto c = claim_output(d.path, "", static_cast<uint32_t>(getpid()), "run-new", 20);
+        _exit(c.renamed ? 1 : 0);
+    }
+    // It must end on its own while the lock is still ours (before the bound it waited until
+    // the lock was released). Given 30 s, checked every millisecond.
+    int        status  = 0;
+    bool       ended   = false;
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while(!(ended = waitpid(child, &status, WNOHANG) == child) &&
+          std::chrono::steady_clock::now() < give_up)
+        usleep(1000);
+    if(!ended)
+    {
+        kill(child, SIGKILL);
+        waitpid(child, &status, 0);
+    }
+    close(fd);
+    ASSERT_TRUE(ended) << "the claimant still waited for the lock after 30 s";
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 1); // named with its pid
+    std::ifstream in(owner);
+    std::string   text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(text, old); // not taken over
 }
 
 TEST(output_claim, a_folder_that_cannot_be_claimed_keeps_the_names)

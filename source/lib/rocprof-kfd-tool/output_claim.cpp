@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 
 namespace rocprof_kfd
 {
@@ -104,9 +105,44 @@ enum class attempt
     unclaimed, // no claim possible: write as if there were none
 };
 
+uint64_t
+monotonic_ms()
+{
+    timespec now{};
+    ::clock_gettime(CLOCK_MONOTONIC, &now);
+    return static_cast<uint64_t>(now.tv_sec) * 1000 + static_cast<uint64_t>(now.tv_nsec) / 1000000;
+}
+
+enum class lock_outcome
+{
+    locked,
+    unsupported, // the file system has no record locks
+    timed_out,   // another process held it throughout
+};
+
+// The owner file's lock, waited for at most wait_ms, in tries a millisecond apart (F_SETLKW
+// has no time-out, and a timer signal to end it would take one of the program's signals).
+// A process holds it for one read and one write, so it comes at once; but one stopped in that
+// moment (a debugger), or another user's process that keeps it, must not hang the traced
+// program.
+lock_outcome
+lock_within(int fd, struct flock& whole, uint64_t wait_ms)
+{
+    const uint64_t deadline = monotonic_ms() + wait_ms;
+    for(;;)
+    {
+        if(::fcntl(fd, F_SETLK, &whole) == 0) return lock_outcome::locked;
+        if(errno != EACCES && errno != EAGAIN && errno != EINTR) return lock_outcome::unsupported;
+        if(monotonic_ms() >= deadline) return lock_outcome::timed_out;
+        const timespec pause{0, 1000000};
+        ::nanosleep(&pause, nullptr);
+    }
+}
+
 // Claims the owner file `path` for process pid of run run_id.
 attempt
-try_claim(const std::string& path, uint32_t pid, const std::string& run_id, uint32_t& other)
+try_claim(const std::string& path, uint32_t pid, const std::string& run_id, uint64_t lock_wait_ms,
+          uint32_t& other)
 {
     switch(create_owner(path, pid, run_id))
     {
@@ -136,20 +172,21 @@ try_claim(const std::string& path, uint32_t pid, const std::string& run_id, uint
     };
     whole.l_type   = writable ? F_WRLCK : F_RDLCK;
     whole.l_whence = SEEK_SET;
-    // Unbounded, but held only for a read and a write by a process that holds it: a holder
-    // that dies releases it, and only a holder stopped (a debugger) in that moment makes the
-    // others wait, until it goes on.
-    while(::fcntl(fd, F_SETLKW, &whole) != 0 && errno == EINTR)
-    {
-    }
     // Where the file system has no record locks (Lustre mounted noflock, NFSv3 without lockd)
     // the claim is read and taken over unlocked, as before the lock existed: a live owner's
-    // claim is still seen.
-    uint32_t    owner = 0;
-    std::string owner_run;
-    attempt     result = attempt::unclaimed;
+    // claim is still seen. A lock held throughout the wait is a takeover in progress (or a
+    // holder that keeps it): the claim is read as it is, and never taken over.
+    const lock_outcome lock  = lock_within(fd, whole, lock_wait_ms);
+    uint32_t           owner = 0;
+    std::string        owner_run;
+    attempt            result = attempt::unclaimed;
     if(read_owner(fd, owner, owner_run) && owner == pid)
         result = attempt::claimed;
+    else if(lock == lock_outcome::timed_out)
+    {
+        other  = owner;
+        result = attempt::taken;
+    }
     else if(owner != 0 && ((!run_id.empty() && owner_run == run_id) || is_alive(owner)))
     {
         other  = owner;
@@ -170,23 +207,24 @@ try_claim(const std::string& path, uint32_t pid, const std::string& run_id, uint
 
 output_claim
 claim_output(const std::string& directory, const std::string& stem, uint32_t pid,
-             const std::string& run_id)
+             const std::string& run_id, uint64_t lock_wait_ms)
 {
     output_claim result;
     result.stem    = stem;
     uint32_t other = 0;
-    if(try_claim(owner_path(directory, stem), pid, run_id, other) != attempt::taken) return result;
+    if(try_claim(owner_path(directory, stem), pid, run_id, lock_wait_ms, other) != attempt::taken)
+        return result;
     // Our files get our pid; a stem of our own is ours whatever its claim says.
     result.stem      = (stem.empty() ? std::string{} : stem + "_") + std::to_string(pid);
     result.renamed   = true;
     result.other_pid = other;
     uint32_t ignored = 0;
-    try_claim(owner_path(directory, result.stem), pid, run_id, ignored);
+    try_claim(owner_path(directory, result.stem), pid, run_id, lock_wait_ms, ignored);
     return result;
 }
 
 file_claim
-claim_file(const std::string& path, uint32_t pid, const std::string& run_id)
+claim_file(const std::string& path, uint32_t pid, const std::string& run_id, uint64_t lock_wait_ms)
 {
     file_claim        result;
     const size_t      slash = path.rfind('/');
@@ -195,14 +233,15 @@ claim_file(const std::string& path, uint32_t pid, const std::string& run_id)
     const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
     result.path            = path;
     uint32_t other         = 0;
-    if(try_claim(folder + "/." + name + ".rocprof-kfd-owner", pid, run_id, other) != attempt::taken)
+    if(try_claim(folder + "/." + name + ".rocprof-kfd-owner", pid, run_id, lock_wait_ms, other) !=
+       attempt::taken)
         return result;
     const std::string renamed = std::to_string(pid) + "_" + name;
     result.path               = slash == std::string::npos ? renamed : folder + "/" + renamed;
     result.renamed            = true;
     result.other_pid          = other;
     uint32_t ignored          = 0;
-    try_claim(folder + "/." + renamed + ".rocprof-kfd-owner", pid, run_id, ignored);
+    try_claim(folder + "/." + renamed + ".rocprof-kfd-owner", pid, run_id, lock_wait_ms, ignored);
     return result;
 }
 } // namespace rocprof_kfd

@@ -22,11 +22,16 @@ struct output_claim
     bool        renamed   = false;
 };
 
+// How long a claimant waits for the lock of an owner file that another process is reading or
+// taking over (held for microseconds). Past it, the claim is read as it is and not taken
+// over: the claimant names its files with its pid.
+inline constexpr uint64_t claim_lock_wait_ms = 1000;
+
 // Claims `stem` in `directory` (which exists) for process `pid` of run `run_id` (may be
 // empty: only a live owner then counts). When the claim cannot be made at all (the folder
 // is read-only to it, say), the stem is kept: writing fails or succeeds as it would have.
 output_claim claim_output(const std::string& directory, const std::string& stem, uint32_t pid,
-                          const std::string& run_id);
+                          const std::string& run_id, uint64_t lock_wait_ms = claim_lock_wait_ms);
 
 // The same for one file (the raw-event file, `--raw FILE`): its owner file is
 // `.NAME.rocprof-kfd-owner` beside it, and a process that finds it held writes
@@ -37,5 +42,6 @@ struct file_claim
     uint32_t    other_pid = 0; // the process that holds the path asked for (renamed only)
     bool        renamed   = false;
 };
-file_claim claim_file(const std::string& path, uint32_t pid, const std::string& run_id);
+file_claim claim_file(const std::string& path, uint32_t pid, const std::string& run_id,
+                      uint64_t lock_wait_ms = claim_lock_wait_ms);
 } // namespace rocprof_kfd
