@@ -652,8 +652,9 @@ feed_dispatch(line_splitter& splitter, const char* data, size_t size, event& scr
               const event_handlers& handlers, const event_handlers& others) noexcept
 {
     feed_tally tally;
-    // Compiled for AVX-512 as this function is: GCC inlines the splitter's loop here and then
-    // this into it, so that the pass needs no call, entry or exit per line.
+    // The lambda is compiled for AVX-512 as this function is, and `flatten` inlines the
+    // splitter's loop here and the lambda into it: the pass needs no call, entry or exit per
+    // line (a lambda without the target could not take the pass inlined).
     splitter.feed(data, size,
                   [&](std::string_view line) KFD_AVX512
                   {
