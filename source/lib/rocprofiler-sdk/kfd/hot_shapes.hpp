@@ -12,7 +12,8 @@
 //   3. the numbers' start and end positions are compressed out of the run bitmaps (all at
 //      once, none depends on another number's length), their digits gathered right-aligned
 //      into 8-byte lanes (vpermb) and converted together (pmaddubsw, pmaddwd, pmuludq);
-//   4. the event is written with two byte permutations of the values into its layout.
+//   4. the event is written with two byte permutations of the values into its layout, OR-ed
+//      with the bytes the shape fixes (id, flags, restore form: picked by the flag byte).
 // Tables built at compile time from the readable descriptions in hot_shapes.cpp drive each
 // step: there is no switch on the id, and no branch on anything a line's numbers decide.
 //

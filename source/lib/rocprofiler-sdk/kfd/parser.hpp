@@ -403,9 +403,9 @@ struct feed_tally
 // splitter.feed(data, size) with parse_line_dispatch(line, scratch, handlers) for each line:
 // the same results and handler calls in the same order. Where parse_line_dispatch would try
 // the hot shapes' pass first, the lines are split and the pass run in one function compiled
-// for AVX-512 (hot_shapes::feed_dispatch), whose only call per line is the handler's: the
-// layers of parse_line_dispatch and the pass's own entry and exit cost about a tenth of a
-// line's parse (BENCHMARKS.md).
+// for AVX-512 (hot_shapes::feed_dispatch), whose only call per line is the handler's: without
+// the layers of parse_line_dispatch and the pass's own entry and exit, the parse stage of a
+// 1M-event log measured about 5% faster (BENCHMARKS.md).
 feed_tally feed_dispatch(line_splitter& splitter, const char* data, size_t size, event& scratch,
                          const event_handlers& handlers) noexcept;
 } // namespace rocprofiler::kfd
