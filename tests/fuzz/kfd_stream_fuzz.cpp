@@ -1,10 +1,12 @@
 // MIT License - see LICENSE.
 //
-// Fuzz target over the reader's pure core: line_splitter -> parse_line -> resolve_id14 ->
-// (pid filter) -> pairing_engine, exactly in the order the service uses them, fed arbitrary
-// bytes split arbitrarily across reads. The input is the byte stream itself (so seeds are plain
-// kernel text); how it is cut into reads, the fd's gpu_id and whether the pid filter is on are
-// drawn from a PRNG seeded by the input's size and last two bytes.
+// Fuzz target over the reader's pure core, fed arbitrary bytes split arbitrarily across reads,
+// along two paths: line_splitter -> parse_line -> resolve_id14 -> (pid filter) ->
+// pairing_engine::process, each step on its own; and the reader's own path, feed_dispatch into
+// the engine's entry points by id (delivery.cpp's order), which the first must agree with. The
+// input is the byte stream itself (so seeds are plain kernel text); how it is cut into reads,
+// the fd's gpu_id, whether the pid filter is on and whether feed_dispatch may use the hot
+// shapes' pass are drawn from a PRNG seeded by the input's size and last two bytes.
 //
 // Invariants, each checked against a model written here, never against the code under test:
 //  - the lines delivered are exactly the '\n'-separated lines of the stream of at most
@@ -17,7 +19,12 @@
 //    (api-contract.md); size and kind are set; address ranges do not run backwards;
 //  - the engine's record count equals the records it returned; ids that are neither starts
 //    nor ends never produce a record; a fault or migrate end or an unmap that produces no
-//    record is counted as a loss; finish() leaves nothing outstanding.
+//    record is counted as a loss; finish() leaves nothing outstanding;
+//  - the reader's own path over the same reads (feed_dispatch, with its AVX-512 loop where the
+//    CPU has it, or with the hot shapes off, into the engine's entry points by id, as
+//    delivery.cpp calls them) calls a handler for exactly the lines parse_line_scalar parses
+//    ok, in order, with the scalar twin's event, counts the same lines, and ends with the same
+//    records, byte for byte, and the same counters.
 // A violation prints one line naming it and aborts (libFuzzer saves the input).
 #include "rocprofiler-sdk/kfd/pairing.hpp"
 #include "rocprofiler-sdk/kfd/parser.hpp"
@@ -27,7 +34,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace
@@ -171,7 +180,8 @@ struct tally
 
 // One line through the parser, the filter and the engine, as service.cpp's handle_line.
 void
-handle_line(std::string_view line, uint32_t gpu_id, bool filter, pairing_engine& engine, tally& t)
+handle_line(std::string_view line, uint32_t gpu_id, bool filter, pairing_engine& engine, tally& t,
+            std::vector<record_t>& records)
 {
     ++t.lines;
     event              ev     = stale_event(); // nothing of it may survive a line that is not ok
@@ -212,6 +222,7 @@ handle_line(std::string_view line, uint32_t gpu_id, bool filter, pairing_engine&
     {
         ++t.records;
         check_record(rec);
+        records.push_back(rec);
         require(engine.counters().records == before.records + 1,
                 "a returned record was not counted in counters().records");
     }
@@ -226,6 +237,104 @@ handle_line(std::string_view line, uint32_t gpu_id, bool filter, pairing_engine&
     if(must_account && !produced)
         require(losses(engine.counters()) > losses(before),
                 "an end or unmap produced no record and was counted nowhere", ev.id);
+}
+
+// The reader's path (delivery.cpp): feed_dispatch calls the parsed id's handler, which
+// resolves id 14, filters by process and calls the engine's entry point for that id.
+struct dispatch_path
+{
+    const std::vector<std::string_view>& expected; // the model's lines
+    uint32_t                             gpu_id;
+    bool                                 filter;
+    pairing_engine                       engine;
+    line_splitter                        splitter;
+    event                                scratch = stale_event();
+    size_t                               next    = 0; // the first model line not yet matched
+    uint64_t                             lines   = 0; // feed_dispatch's tallies, summed
+    uint64_t                             ok      = 0;
+    uint64_t                             calls   = 0;
+    std::vector<record_t>                records;
+};
+
+// The handler's line must be the next model line that parse_line_scalar parses ok, with the
+// same id and event: every model line before it must be one that is not ok.
+void
+match_next_ok_line(dispatch_path& path, uint32_t slot, const event& ev, std::string_view line)
+{
+    for(;; ++path.next)
+    {
+        require(path.next < path.expected.size(),
+                "feed_dispatch called a handler for a line past the stream's last",
+                static_cast<long long>(slot));
+        event                  twin   = stale_event();
+        const std::string_view model  = path.expected[path.next];
+        const parse_result     result = parse_line_scalar(model, twin);
+        if(result != parse_result::ok) continue; // feed_dispatch must have skipped it
+        require(line == model, "feed_dispatch's handler line differs from the stream's",
+                static_cast<long long>(path.next));
+        require(twin.id == slot, "feed_dispatch called another id's handler",
+                static_cast<long long>(slot));
+        require(std::memcmp(&ev, &twin, offsetof(event, id14_ambiguous) + 1) == 0,
+                "feed_dispatch's event differs from the scalar twin's", slot);
+        ++path.next;
+        return;
+    }
+}
+
+template <uint32_t slot>
+void
+on_dispatched(void* context, event& ev, std::string_view line)
+{
+    auto& path = *static_cast<dispatch_path*>(context);
+    ++path.calls;
+    match_next_ok_line(path, slot, ev, line);
+    resolve_id14(ev, path.gpu_id);
+    if(path.filter && ev.pid != 0 && ev.pid != self_pid) return;
+    record_t rec;
+    std::memset(&rec, 0, sizeof(rec));
+    bool produced = false;
+    switch(slot)
+    {
+    case 5:
+        path.engine.on_migrate_start(ev);
+        break;
+    case 6:
+        produced = path.engine.on_migrate_end(ev, rec);
+        break;
+    case 7:
+        path.engine.on_page_fault_start(ev);
+        break;
+    case 8:
+        produced = path.engine.on_page_fault_end(ev, rec);
+        break;
+    case 9:
+        path.engine.on_queue_eviction(ev);
+        break;
+    case 10:
+        produced = path.engine.on_queue_restore(ev, rec);
+        break;
+    case 11:
+        produced = path.engine.on_unmap_from_gpu(ev, rec);
+        break;
+    case 14:
+        path.engine.on_id_14(ev);
+        break;
+    default:
+        break; // no pairing role, as in process()
+    }
+    if(produced) path.records.push_back(rec);
+}
+
+template <uint32_t... slot>
+event_handlers
+dispatch_handlers(dispatch_path& path, bool hot_shapes, std::integer_sequence<uint32_t, slot...>)
+{
+    event_handlers h;
+    h.context    = &path;
+    h.hot_shapes = hot_shapes;
+    ((h.on_id[slot] = on_dispatched<slot>), ...);
+    h.on_id[0] = nullptr; // never called
+    return h;
 }
 
 // The model of the splitter: the stream's lines, cut at every '\n'.
@@ -268,19 +377,24 @@ LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     size_t                        trailing          = 0;
     model_lines(data, size, expected, expected_overlong, trailing);
 
-    line_splitter  splitter;
-    pairing_engine engine(1 + (options >> 8) % 64); // small caps exercise eviction
-    tally          t;
-    size_t         delivered = 0;
-    auto           on_line   = [&](std::string_view line)
+    const size_t          cap = 1 + (options >> 8) % 64; // small caps exercise eviction
+    line_splitter         splitter;
+    pairing_engine        engine(cap);
+    tally                 t;
+    size_t                delivered = 0;
+    std::vector<record_t> records;
+    auto                  on_line = [&](std::string_view line)
     {
         require(delivered < expected.size(),
                 "the splitter delivered more lines than the stream has");
         require(line == expected[delivered], "a delivered line differs from the stream's line",
                 static_cast<long long>(delivered));
         ++delivered;
-        handle_line(line, gpu_id, filter, engine, t);
+        handle_line(line, gpu_id, filter, engine, t, records);
     };
+    dispatch_path        path{expected, gpu_id, filter, pairing_engine(cap), {}};
+    const event_handlers handlers = dispatch_handlers(path, ((options >> 5) & 1) == 0,
+                                                      std::make_integer_sequence<uint32_t, 15>{});
     // The bytes of each read are copied into a buffer of their own, as read() would fill.
     std::vector<char> chunk;
     for(size_t at = 0; at < size;)
@@ -292,8 +406,38 @@ LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
         n = n < size - at ? n : size - at;
         chunk.assign(data + at, data + at + n);
         splitter.feed(chunk.data(), chunk.size(), on_line);
+        // The reader's path over the same read, in a buffer of exactly its size (a sanitizer
+        // build sees any read past it).
+        std::unique_ptr<char[]> exact(new char[n]);
+        std::memcpy(exact.get(), data + at, n);
+        const feed_tally fed = feed_dispatch(path.splitter, exact.get(), n, path.scratch, handlers);
+        path.lines += fed.lines;
+        path.ok += fed.ok;
         at += n;
     }
+    for(; path.next < expected.size(); ++path.next)
+    {
+        event twin = stale_event();
+        require(parse_line_scalar(expected[path.next], twin) != parse_result::ok,
+                "feed_dispatch called no handler for a line parsed ok",
+                static_cast<long long>(path.next));
+    }
+    require(path.lines == delivered, "feed_dispatch counted other lines than the splitter",
+            static_cast<long long>(path.lines));
+    require(path.ok == path.calls && path.ok == t.parsed + t.filtered,
+            "feed_dispatch's ok lines differ from its handler calls or parse_line's",
+            static_cast<long long>(path.ok));
+    require(path.splitter.overlong_lines() == splitter.overlong_lines() &&
+                path.splitter.pending() == splitter.pending(),
+            "feed_dispatch left its splitter unlike the splitter's own feed");
+    require(path.records.size() == records.size(),
+            "the entry points by id produced another number of records than process()",
+            static_cast<long long>(path.records.size()));
+    for(size_t i = 0; i < records.size(); ++i)
+        require(std::memcmp(&path.records[i], &records[i], sizeof(record_t)) == 0,
+                "a record of the entry points by id differs from process()'s",
+                static_cast<long long>(i));
+    path.engine.finish();
     require(delivered == expected.size(), "the splitter lost lines",
             static_cast<long long>(expected.size() - delivered));
     require(splitter.overlong_lines() == expected_overlong, "overlong lines miscounted",
@@ -310,5 +454,7 @@ LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     require(engine.outstanding() == 0, "finish() left starts outstanding",
             static_cast<long long>(engine.outstanding()));
     require(engine.counters().records == t.records, "counters().records differs after finish()");
+    require(std::memcmp(&path.engine.counters(), &engine.counters(), sizeof(pairing_counters)) == 0,
+            "the entry points by id counted otherwise than process()");
     return 0;
 }
