@@ -1612,14 +1612,15 @@ feed_dispatch(line_splitter& splitter, const char* data, size_t size, event& scr
               const event_handlers& handlers) noexcept
 {
 #if defined(__SSE2__) && defined(KFD_HAVE_AVX2)
-    if(simd_cache().load(std::memory_order_relaxed) == simd_level::avx512 && handlers.hot_shapes)
+    // simd() asks the CPU on first use: the first read takes the pass too.
+    if(handlers.hot_shapes && simd() == simd_level::avx512)
     {
         event_handlers others = handlers;
         others.hot_shapes     = false;
         return hot_shapes::feed_dispatch(splitter, data, size, scratch, handlers, others);
     }
 #endif
-    feed_tally tally; // asks the CPU on first use (parse_line_dispatch)
+    feed_tally tally;
     splitter.feed(data, size,
                   [&](std::string_view line)
                   {
