@@ -69,8 +69,10 @@ struct record_buffer
     uint64_t delivered        = 0; // records whose callback returned
     uint64_t drops_unreported = 0;
     uint64_t drops_reported   = 0; // passed to the callback so far
-    uint64_t dropped          = 0;
-    uint64_t discarded        = 0; // stored, then dropped undelivered (in dropped too)
+    // Drops taken out for the callback, not yet returned from it: a flush waits for them too.
+    uint64_t drops_in_delivery = 0;
+    uint64_t dropped           = 0;
+    uint64_t discarded         = 0; // stored, then dropped undelivered (in dropped too)
     // Taken out for the callback, not yet returned from it: emplaced = delivered + in_delivery
     // + pending_count + discarded at every moment this mutex is free.
     uint64_t          in_delivery = 0;
@@ -537,6 +539,9 @@ struct taken_batch
     uint64_t               count = 0;
     uint64_t               drops = 0;
     bool                   call  = false;
+    // Whether `bytes` is the buffer's pending storage (given back as the spare after the
+    // delivery). A round with nothing pending leaves both storages where they are.
+    bool took_storage = false;
 };
 
 taken_batch
@@ -546,11 +551,18 @@ take_batch(record_buffer* b)
     std::lock_guard<std::mutex> lock{b->mutex};
     b->scheduled       = false;
     b->delivery_wanted = false;
-    t.bytes.swap(b->spare);
-    t.bytes.swap(b->pending); // pending now holds the (empty) spare storage
+    // With nothing pending (a round asked for while the last one ran, or drops alone), the
+    // storages stay: the spare is never left empty by a round that has nothing to hand over.
+    if(!b->pending.empty())
+    {
+        t.bytes.swap(b->spare);
+        t.bytes.swap(b->pending); // pending now holds the (empty) spare storage
+        t.took_storage = true;
+    }
     t.count = b->pending_count;
     t.drops = b->drops_unreported;
     b->in_delivery += t.count;
+    b->drops_in_delivery += t.drops;
     b->pending_count    = 0;
     b->pending_bytes    = 0;
     b->held_bytes       = 0;
@@ -619,8 +631,9 @@ end_delivery_on_thread_end(record_buffer* b, taken_batch& t) noexcept
     std::lock_guard<std::mutex> lock{b->mutex};
     b->delivered += t.count;
     b->in_delivery -= t.count;
+    b->drops_in_delivery -= t.drops;
     b->drops_reported += t.drops;
-    if(!b->destroyed) b->spare.swap(t.bytes);
+    if(t.took_storage && !b->destroyed) b->spare.swap(t.bytes);
     b->delivery_running = false;
     b->delivery_wanted  = false;
     b->delivered_cv.notify_all();
@@ -667,7 +680,7 @@ deliver(uint64_t buffer_id)
         // The storage is kept for the next batch, unless a LOSSLESS burst grew it past twice
         // the size: that one is freed and replaced by one reserved as at creation (outside the
         // lock), so that the reader never starts a batch in an empty storage that it grows.
-        if(t.bytes.capacity() > 2 * b->size + 4096)
+        if(t.took_storage && t.bytes.capacity() > 2 * b->size + 4096)
         {
             std::vector<std::byte>{}.swap(t.bytes);
             reserve_for(t.bytes, b->size);
@@ -675,8 +688,9 @@ deliver(uint64_t buffer_id)
         std::lock_guard<std::mutex> lock{b->mutex};
         b->delivered += t.count;
         b->in_delivery -= t.count;
+        b->drops_in_delivery -= t.drops;
         b->drops_reported += t.drops;
-        if(!b->destroyed) b->spare.swap(t.bytes); // else freed with t
+        if(t.took_storage && !b->destroyed) b->spare.swap(t.bytes); // else freed with t
         b->delivered_cv.notify_all();
         if(!b->delivery_wanted)
         {
@@ -861,9 +875,11 @@ flush(uint64_t buffer_id, std::chrono::milliseconds timeout, int wait_cancel_sta
     {
         std::lock_guard<std::mutex> lock{b->mutex};
         if(b->destroyed) return ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND;
-        target       = b->emplaced;
-        drops_target = b->drops_reported + b->drops_unreported;
-        if(b->delivered >= target && b->drops_unreported == 0) return ROCPROFILER_STATUS_SUCCESS;
+        target = b->emplaced;
+        // Including the drops a running delivery took: the tool has not been told of them yet.
+        drops_target = b->drops_reported + b->drops_in_delivery + b->drops_unreported;
+        if(b->delivered >= target && b->drops_reported >= drops_target)
+            return ROCPROFILER_STATUS_SUCCESS;
     }
     // Registered before the delivery is asked for: whoever runs it and then waits for this
     // thread finds this wait (declared before the lock below: released after it).
@@ -1064,15 +1080,16 @@ discard_after_fork() noexcept
         if(b == nullptr) continue;
         // The parent delivers these; the child must not deliver them a second time.
         b->pending.clear();
-        b->pending_bytes    = 0;
-        b->pending_count    = 0;
-        b->in_delivery      = 0; // the parent's callback has them
-        b->delivered        = b->emplaced - b->discarded;
-        b->drops_unreported = 0;
-        b->scheduled        = false;
-        b->closed           = true;
-        b->delivery_running = false; // the thread that ran it does not exist here
-        b->delivery_wanted  = false;
+        b->pending_bytes     = 0;
+        b->pending_count     = 0;
+        b->in_delivery       = 0; // the parent's callback has them
+        b->delivered         = b->emplaced - b->discarded;
+        b->drops_unreported  = 0;
+        b->drops_in_delivery = 0; // the parent's callback reports them
+        b->scheduled         = false;
+        b->closed            = true;
+        b->delivery_running  = false; // the thread that ran it does not exist here
+        b->delivery_wanted   = false;
     }
 }
 } // namespace rocprofiler::buffer

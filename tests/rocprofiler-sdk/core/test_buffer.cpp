@@ -20,6 +20,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstddef>
 #include <cstring>
 #include <mutex>
 #include <thread>
@@ -778,6 +779,29 @@ TEST(buffer, flush_waits_until_drops_are_reported)
     EXPECT_EQ(s.drops, 2u);
 }
 
+// Drops that a running delivery already took are not yet reported either: a flush must wait
+// for that callback to return. It once returned at once (it counted only the drops not yet
+// taken), so a tool that flushed and then read its drop count could miss them.
+TEST(buffer, flush_waits_for_drops_a_running_delivery_took)
+{
+    sink s;
+    s.gate_open = false;
+    auto id     = make_buffer(s, 100 * sizeof(test_record), 5 * sizeof(test_record),
+                              ROCPROFILER_BUFFER_POLICY_DISCARD);
+    // Larger than the buffer: dropped, and its drop report asks for a delivery at once.
+    const std::vector<std::byte> too_large(200 * sizeof(test_record));
+    EXPECT_FALSE(rb::emplace(id, category, kind, too_large.data(), too_large.size()));
+    s.wait_inside(); // the callback holds the drop report, and stays there
+    // The gate stays closed throughout this flush: it can only time out. (The length of the
+    // bound does not decide the outcome.)
+    EXPECT_EQ(rb::flush(id, std::chrono::milliseconds{50}), ROCPROFILER_STATUS_ERROR);
+    s.open_gate();
+    ASSERT_EQ(rb::flush(id, bounded), ROCPROFILER_STATUS_SUCCESS);
+    std::lock_guard<std::mutex> lock{s.mutex};
+    EXPECT_EQ(s.drops, 1u);
+    EXPECT_FALSE(s.inside); // the callback returned before the flush did
+}
+
 namespace
 {
 // A batch of test records numbered first..first+count-1, built in place as the KFD reader
@@ -1060,6 +1084,35 @@ TEST(buffer, storage_is_reserved_again_after_a_lossless_burst)
 }
 
 // A huge buffer reserves a bounded amount of address space, not its size.
+// A delivery with no record to hand over (a drop report alone, or a round asked for while the
+// last one ran) must leave both storages as they are: it once took the pending storage and
+// the spare for its duration, so the spare was empty until it ended, and a test reading the
+// totals right after a flush could see it so (1 run in 100 under TSan).
+TEST(buffer, a_delivery_without_records_leaves_both_storages_reserved)
+{
+    sink s;
+    s.gate_open   = false;
+    auto       id = make_buffer(s, 100 * sizeof(test_record), 5 * sizeof(test_record),
+                                ROCPROFILER_BUFFER_POLICY_DISCARD);
+    rb::totals t{};
+    ASSERT_TRUE(rb::get_totals(id, t));
+    const size_t reserved = t.reserved_bytes;
+    ASSERT_GT(reserved, 0u);
+    // Larger than the buffer: dropped, and its drop report asks for a delivery at once.
+    const std::vector<std::byte> too_large(200 * sizeof(test_record));
+    EXPECT_FALSE(rb::emplace(id, category, kind, too_large.data(), too_large.size()));
+    s.wait_inside(); // the callback holds the drop report
+    ASSERT_TRUE(rb::get_totals(id, t));
+    EXPECT_EQ(t.reserved_bytes, reserved);
+    s.open_gate();
+    ASSERT_EQ(rb::flush(id), ROCPROFILER_STATUS_SUCCESS);
+    ASSERT_TRUE(rb::get_totals(id, t));
+    EXPECT_EQ(t.reserved_bytes, reserved);
+    std::lock_guard<std::mutex> lock{s.mutex};
+    EXPECT_EQ(s.drops, 1u);
+    EXPECT_TRUE(s.records.empty());
+}
+
 TEST(buffer, storage_reservation_is_bounded)
 {
     sink       s;
