@@ -134,8 +134,9 @@ struct batch_outcome
 void append_batch(uint64_t buffer_id, const record_batch& batch, uint32_t split_kind,
                   batch_outcome& outcome) noexcept;
 
-// Returns once every record emplaced before the call was delivered, or the timeout passed
-// (then ROCPROFILER_STATUS_ERROR). BUFFER_BUSY when called on the buffer's callback thread
+// Returns once every record emplaced before the call was delivered and every drop counted
+// before it was reported to the callback (including those a running delivery took), or the
+// timeout passed (then ROCPROFILER_STATUS_ERROR). BUFFER_BUSY when called on the buffer's callback thread
 // (from any callback that thread runs: waiting there would wait for itself), from the
 // buffer's own callback running inline, from inside any callback when the delivery
 // would have to run inline on this thread, or when the thread that delivers the buffer waits
