@@ -136,9 +136,9 @@ void append_batch(uint64_t buffer_id, const record_batch& batch, uint32_t split_
 
 // Returns once every record emplaced before the call was delivered and every drop counted
 // before it was reported to the callback (including those a running delivery took), or the
-// timeout passed (then ROCPROFILER_STATUS_ERROR). BUFFER_BUSY when called on the buffer's callback thread
-// (from any callback that thread runs: waiting there would wait for itself), from the
-// buffer's own callback running inline, from inside any callback when the delivery
+// timeout passed (then ROCPROFILER_STATUS_ERROR). BUFFER_BUSY when called on the buffer's
+// callback thread (from any callback that thread runs: waiting there would wait for itself),
+// from the buffer's own callback running inline, from inside any callback when the delivery
 // would have to run inline on this thread, or when the thread that delivers the buffer waits
 // (directly or through a chain of such waits) for a flush or destroy of this thread: e.g. two
 // callbacks on two callback threads flushing each other's buffers (one of them gets BUSY, the
