@@ -727,10 +727,14 @@ deliver_on_this_thread(record_buffer* b, int cancel_state)
     if(inside_delivery()) return ROCPROFILER_STATUS_ERROR_BUFFER_BUSY;
     if(exiting.load() && callback_thread::ended_by_tool(b->thread_id.load()))
         return ROCPROFILER_STATUS_ERROR;
-    const cancellation::scoped_state as_caller{cancel_state};
-    deliver(b->id);
+    {
+        const cancellation::scoped_state as_caller{cancel_state};
+        deliver(b->id);
+    }
     // A finalization the callback asked for runs now, after it returned (as on a callback
-    // thread), not inside it.
+    // thread), not inside it, and not cancellable: its waits (the reader's drain, the tool's
+    // finalize) sit in noexcept code, where a cancellation's unwind would abort the process.
+    const cancellation::scoped_state not_cancellable{PTHREAD_CANCEL_DISABLE};
     callback_thread::run_after_delivery_hook();
     return ROCPROFILER_STATUS_SUCCESS;
 }

@@ -590,6 +590,9 @@ ROCP_CATCHES_FORCED_UNWIND void
 run_deferred_finalizations()
 {
     if(!deferred_finalizations.load()) return;
+    // Whoever runs it (a callback thread, a flush on a program's thread, initialize()), as
+    // finalize_client: the tool's finalize and the waits for the reader are not cancellable.
+    const cancellation::scoped_state no_cancellation{PTHREAD_CANCEL_DISABLE};
     if(is_finalized_or_finalizing())
     {
         deferred_finalizations.store(false); // exit finalization finishes every tool

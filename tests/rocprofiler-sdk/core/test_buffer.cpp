@@ -1215,6 +1215,36 @@ TEST(buffer, the_extension_counts_add_up_in_a_forked_child)
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
 }
 
+namespace
+{
+std::atomic<int> hook_cancel_state{-1};
+
+void
+record_hook_cancel_state()
+{
+    int state = -1;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &state);
+    pthread_setcancelstate(state, nullptr);
+    hook_cancel_state.store(state);
+}
+} // namespace
+
+// A flush on a cancellable program thread runs the callback as cancellable as its caller, but
+// not the hook after it (deferred finalizations): its waits are in noexcept code, where a
+// pending cancellation's unwind would abort the process.
+TEST(buffer, the_hook_after_an_inline_delivery_is_not_cancellable)
+{
+    sink           s;
+    const uint64_t id = buffer_on_its_own_thread(s, false); // no thread: the flush delivers
+    rocprofiler::callback_thread::set_after_delivery_hook(record_hook_cancel_state);
+    ASSERT_TRUE(put(id, 0, 1));
+    EXPECT_EQ(rb::flush(id, std::chrono::seconds{30}, PTHREAD_CANCEL_ENABLE),
+              ROCPROFILER_STATUS_SUCCESS);
+    rocprofiler::callback_thread::set_after_delivery_hook(nullptr);
+    EXPECT_EQ(s.calls, 1);
+    EXPECT_EQ(hook_cancel_state.load(), PTHREAD_CANCEL_DISABLE);
+}
+
 TEST(buffer, the_extension_counts_reject_bad_arguments_and_unknown_buffers)
 {
     sink s;
