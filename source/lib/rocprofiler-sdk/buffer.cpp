@@ -1084,16 +1084,25 @@ discard_after_fork() noexcept
         if(b == nullptr) continue;
         // The parent delivers these; the child must not deliver them a second time.
         b->pending.clear();
-        b->pending_bytes     = 0;
-        b->pending_count     = 0;
-        b->in_delivery       = 0; // the parent's callback has them
-        b->delivered         = b->emplaced - b->discarded;
-        b->drops_unreported  = 0;
-        b->drops_in_delivery = 0; // the parent's callback reports them
-        b->scheduled         = false;
-        b->closed            = true;
-        b->delivery_running  = false; // the thread that ran it does not exist here
-        b->delivery_wanted   = false;
+        b->pending_bytes    = 0;
+        b->pending_count    = 0;
+        b->drops_unreported = 0;
+        b->scheduled        = false;
+        b->closed           = true;
+        b->delivery_wanted  = false;
+        // A tool's callback that forked: its batch is this child's too, and its delivery
+        // goes on here when the callback returns and counts the batch as delivered. Anyone
+        // else's batch stays with the parent's callback (the thread that ran it does not
+        // exist here).
+        const bool forked_in_its_callback =
+            b->delivery_running && b->delivering_thread == std::this_thread::get_id();
+        if(!forked_in_its_callback)
+        {
+            b->in_delivery       = 0;
+            b->drops_in_delivery = 0;
+            b->delivery_running  = false;
+        }
+        b->delivered = b->emplaced - b->discarded - b->in_delivery;
     }
 }
 } // namespace rocprofiler::buffer

@@ -1217,6 +1217,61 @@ TEST(buffer, the_extension_counts_add_up_in_a_forked_child)
 
 namespace
 {
+// The callback forks; the child goes on with the SDK's delivery, as a child forked from inside
+// a tool's callback does (the atfork child handler has run).
+pid_t forked_child        = -1;
+int   forked_child_status = -1;
+
+void
+forking_callback(rocprofiler_context_id_t, rocprofiler_buffer_id_t, rocprofiler_record_header_t**,
+                 size_t, void*, uint64_t)
+{
+    forked_child = fork();
+    if(forked_child == 0)
+    {
+        rb::discard_after_fork();
+        return;
+    }
+    waitpid(forked_child, &forked_child_status, 0);
+}
+} // namespace
+
+// A child forked from inside a callback returns into that callback's delivery, which counts
+// the batch as delivered: the child's counts must still add up, not wrap below zero.
+TEST(buffer, a_child_forked_in_a_callback_counts_that_batch_once)
+{
+    const pid_t parent = getpid();
+    uint64_t    id     = 0;
+    ASSERT_EQ(rb::create(make_context(), 1 << 20, 1 << 20, ROCPROFILER_BUFFER_POLICY_DISCARD,
+                         forking_callback, nullptr, &id),
+              ROCPROFILER_STATUS_SUCCESS);
+    // A callback thread never started: the flush delivers on this thread, which the child
+    // then has (a child forked on a callback thread would have no thread running this test).
+    uint64_t thread = 0;
+    ASSERT_EQ(rocprofiler::callback_thread::create(&thread), ROCPROFILER_STATUS_SUCCESS);
+    ASSERT_EQ(rocprofiler::callback_thread::assign(id, thread), ROCPROFILER_STATUS_SUCCESS);
+    for(int i = 0; i < 3; ++i)
+        ASSERT_TRUE(put(id, 0, i));
+    ASSERT_EQ(rb::flush(id, std::chrono::seconds{30}), ROCPROFILER_STATUS_SUCCESS);
+    if(getpid() != parent)
+    {
+        rb::totals t{};
+        const bool found = rb::get_totals(id, t);
+        const bool adds_up =
+            t.emplaced == t.delivered + t.in_delivery + t.pending_count + t.discarded;
+        _exit(found && adds_up && t.in_delivery == 0 && t.delivered == 3 ? 0 : 1);
+    }
+    ASSERT_GT(forked_child, 0);
+    EXPECT_TRUE(WIFEXITED(forked_child_status) && WEXITSTATUS(forked_child_status) == 0)
+        << forked_child_status;
+    rb::totals t{};
+    ASSERT_TRUE(rb::get_totals(id, t));
+    EXPECT_EQ(t.delivered, 3u);
+    EXPECT_EQ(t.in_delivery, 0u);
+}
+
+namespace
+{
 std::atomic<int> hook_cancel_state{-1};
 
 void
