@@ -57,8 +57,9 @@ rocprofiler_status_t
 rocprofiler_destroy_buffer(rocprofiler_buffer_id_t buffer_id) ROCPROFILER_API;
 
 /**
- * @brief Returns once every record written before the call was delivered to the callback, and
- *        every record dropped before it was reported in a callback's drop_count.
+ * @brief Returns once every record written before the call was delivered to the callback (or,
+ *        out of memory for its batch's headers, dropped), and every record dropped before it
+ *        was reported in a callback's drop_count.
  * @return SUCCESS; BUFFER_NOT_FOUND; BUFFER_BUSY when waiting could never end: called on the
  *         buffer's callback thread (from any callback that thread runs: it would wait for
  *         itself), from the buffer's own callback, or when the thread that delivers the buffer

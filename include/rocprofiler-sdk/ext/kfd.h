@@ -193,7 +193,8 @@ typedef struct rocprofiler_kfd_buffer_stats_t
                                      undelivered (records_discarded) */
     uint64_t records_pending;   /**< stored records not yet delivered */
     uint64_t records_discarded; /**< stored records discarded undelivered: the buffer was
-                                     destroyed, or its tool finalized, before their delivery
+                                     destroyed, or its tool finalized, before their delivery,
+                                     or no memory was left for their batch's header array
                                      (also counted in records_dropped) */
     uint64_t records_in_delivery; /**< stored records handed to the callback that has not
                                        returned yet (records_delivered counts them after) */

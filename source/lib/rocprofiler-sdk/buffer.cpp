@@ -58,7 +58,8 @@ struct record_buffer
     // Header arrays handed to the callback, reused across deliveries (by the one running).
     std::vector<rocprofiler_record_header_t>  headers;
     std::vector<rocprofiler_record_header_t*> pointers;
-    bool                                      warned_throw = false;
+    bool                                      warned_throw     = false;
+    bool                                      warned_no_memory = false; // for the headers
     std::condition_variable                   delivered_cv;
     std::vector<std::byte>                    pending; // records waiting for delivery
     std::vector<std::byte>                    spare;   // storage reused for the next batch
@@ -572,35 +573,61 @@ take_batch(record_buffer* b)
     return t;
 }
 
-// Runs the tool's callback on one batch, with no SDK lock held. An exception from the
-// callback stops there; a callback that ends its thread (pthread_exit, a cancellation) unwinds
-// on: glibc aborts the process when that is swallowed.
-ROCP_CATCHES_FORCED_UNWIND void
-hand_to_tool(record_buffer* b, taken_batch& t)
+// The tool's view of batch t: one header per record and the array of pointers to them, in
+// arrays kept across batches. False when their memory could not be had (the callback is then
+// not called: the batch is lost and counted so, see deliver()).
+bool
+build_headers(record_buffer* b, const taken_batch& t) noexcept
 {
     auto& headers  = b->headers;
     auto& pointers = b->pointers;
+    headers.clear();
+    pointers.clear();
     try
     {
-        headers.clear();
-        pointers.clear();
         headers.reserve(t.count);
         pointers.reserve(t.count);
-        for(size_t offset = 0; offset < t.bytes.size();)
-        {
-            auto* entry = reinterpret_cast<entry_header*>(t.bytes.data() + offset);
-            rocprofiler_record_header_t header{};
-            header.category = entry->category;
-            header.kind     = entry->kind;
-            header.payload  = entry + 1;
-            headers.push_back(header);
-            offset += sizeof(entry_header) + padded(entry->size);
-        }
-        for(auto& h : headers)
-            pointers.push_back(&h);
+    }
+    catch(...)
+    {
+        return false;
+    }
+    for(size_t offset = 0; offset < t.bytes.size();)
+    {
+        auto* entry = reinterpret_cast<const entry_header*>(t.bytes.data() + offset);
+        rocprofiler_record_header_t header{};
+        header.category = entry->category;
+        header.kind     = entry->kind;
+        header.payload  = const_cast<entry_header*>(entry) + 1;
+        headers.push_back(header); // within the reserved capacity: no allocation
+        offset += sizeof(entry_header) + padded(entry->size);
+    }
+    for(auto& h : headers)
+        pointers.push_back(&h);
+    return true;
+}
+
+// Runs the tool's callback on one batch, with no SDK lock held; false when it could not
+// (out of memory for the headers). An exception from the callback stops there; a callback
+// that ends its thread (pthread_exit, a cancellation) unwinds on: glibc aborts the process
+// when that is swallowed.
+ROCP_CATCHES_FORCED_UNWIND bool
+hand_to_tool(record_buffer* b, taken_batch& t)
+{
+    if(!build_headers(b, t))
+    {
+        if(!b->warned_no_memory)
+            ROCP_WARNING << "buffer " << b->id
+                         << ": out of memory for a batch's record headers; its records are "
+                            "dropped and counted (logged once)";
+        b->warned_no_memory = true;
+        return false;
+    }
+    try
+    {
         b->in_callback.store(true);
         b->callback(rocprofiler_context_id_t{b->context_id}, rocprofiler_buffer_id_t{b->id},
-                    pointers.data(), pointers.size(), b->data, t.drops);
+                    b->pointers.data(), b->pointers.size(), b->data, t.drops);
         b->in_callback.store(false);
     }
     catch(abi::__forced_unwind&)
@@ -617,6 +644,7 @@ hand_to_tool(record_buffer* b, taken_batch& t)
                             "given are lost (logged once)";
         b->warned_throw = true;
     }
+    return true;
 }
 
 // A tool's callback ended this thread while deliver() ran it on batch t: the records were
@@ -661,14 +689,17 @@ deliver(uint64_t buffer_id)
         b->delivering_thread = std::this_thread::get_id();
     }
     delivery_scope scope{buffer_id};
+    // Twice the size without overflow (a huge size never trims at a wrapped value).
+    const size_t trim_above = b->size > (SIZE_MAX - 4096) / 2 ? SIZE_MAX : 2 * b->size + 4096;
     for(;;)
     {
-        auto t = take_batch(b);
+        auto t      = take_batch(b);
+        bool handed = true;
         if(t.call)
         {
             try
             {
-                hand_to_tool(b, t);
+                handed = hand_to_tool(b, t);
             }
             catch(abi::__forced_unwind&)
             {
@@ -680,16 +711,30 @@ deliver(uint64_t buffer_id)
         // The storage is kept for the next batch, unless a LOSSLESS burst grew it past twice
         // the size: that one is freed and replaced by one reserved as at creation (outside the
         // lock), so that the reader never starts a batch in an empty storage that it grows.
-        if(t.took_storage && t.bytes.capacity() > 2 * b->size + 4096)
+        // The burst's header arrays go with it (24 bytes a record, only this thread's).
+        if(t.took_storage && t.bytes.capacity() > trim_above)
         {
             std::vector<std::byte>{}.swap(t.bytes);
             reserve_for(t.bytes, b->size);
+            std::vector<rocprofiler_record_header_t>{}.swap(b->headers);
+            std::vector<rocprofiler_record_header_t*>{}.swap(b->pointers);
         }
         std::lock_guard<std::mutex> lock{b->mutex};
-        b->delivered += t.count;
+        if(handed)
+        {
+            b->delivered += t.count;
+            b->drops_reported += t.drops;
+        }
+        else
+        {
+            // Never handed over: the records are dropped, and the tool hears of them and of
+            // the drops this batch carried in its next callback's drop count.
+            b->dropped += t.count;
+            b->discarded += t.count;
+            b->drops_unreported += t.count + t.drops;
+        }
         b->in_delivery -= t.count;
         b->drops_in_delivery -= t.drops;
-        b->drops_reported += t.drops;
         if(t.took_storage && !b->destroyed) b->spare.swap(t.bytes); // else freed with t
         b->delivered_cv.notify_all();
         if(!b->delivery_wanted)
@@ -882,7 +927,7 @@ flush(uint64_t buffer_id, std::chrono::milliseconds timeout, int wait_cancel_sta
         target = b->emplaced;
         // Including the drops a running delivery took: the tool has not been told of them yet.
         drops_target = b->drops_reported + b->drops_in_delivery + b->drops_unreported;
-        if(b->delivered >= target && b->drops_reported >= drops_target)
+        if(b->delivered + b->discarded >= target && b->drops_reported >= drops_target)
             return ROCPROFILER_STATUS_SUCCESS;
     }
     // Registered before the delivery is asked for: whoever runs it and then waits for this
@@ -902,8 +947,13 @@ flush(uint64_t buffer_id, std::chrono::milliseconds timeout, int wait_cancel_sta
                                                 ? std::chrono::steady_clock::time_point::max()
                                                 : std::chrono::steady_clock::now() + timeout;
     std::unique_lock<std::mutex> lock{b->mutex};
-    auto                         done = [&]
-    { return (b->delivered >= target && b->drops_reported >= drops_target) || b->closed; };
+    // Every record emplaced before the call has left the buffer: delivered, or discarded
+    // undelivered (out of memory for its batch's headers; counted, and reported as drops).
+    auto done = [&]
+    {
+        return (b->delivered + b->discarded >= target && b->drops_reported >= drops_target) ||
+               b->closed;
+    };
     // No delivery queued or running: the one asked for could not be scheduled, or its callback
     // thread ended before it ran it (forget_scheduled_delivery).
     auto unserved = [&] { return !b->scheduled && !b->delivery_running; };
@@ -979,6 +1029,11 @@ destroy_when_idle(record_buffer* b, int wait_cancel_state)
     b->discarded += b->pending_count;
     std::vector<std::byte>{}.swap(b->pending);
     std::vector<std::byte>{}.swap(b->spare);
+    if(!b->delivery_running) // else its own callback destroys it: the tool still reads them
+    {
+        std::vector<rocprofiler_record_header_t>{}.swap(b->headers);
+        std::vector<rocprofiler_record_header_t*>{}.swap(b->pointers);
+    }
     b->pending_bytes = 0;
     b->held_bytes    = 0;
     b->pending_count = 0;

@@ -7,11 +7,15 @@
 // never a joinable std::thread destroyed. The global operator new is replaced in this binary
 // only.
 #include "replaced_operator_new.hpp"
+#include "rocprofiler-sdk/buffer.hpp"
+#include "rocprofiler-sdk/callback_thread.hpp"
+#include "rocprofiler-sdk/context.hpp"
 #include "rocprofiler-sdk/internal_threading.hpp"
 #include "rocprofiler-sdk/kfd/device.hpp"
 #include "rocprofiler-sdk/kfd/reader.hpp"
 #include "rocprofiler-sdk/logging.hpp"
 
+#include <rocprofiler-sdk/buffer_tracing.h>
 #include <rocprofiler-sdk/ext/kfd.h>
 #include <rocprofiler-sdk/internal_threading.h>
 #include <rocprofiler-sdk/rocprofiler.h>
@@ -286,4 +290,58 @@ TEST(allocation_failures, first_api_calls_of_a_process)
     EXPECT_NE(started, ROCPROFILER_STATUS_SUCCESS);
     EXPECT_NE(queried, ROCPROFILER_STATUS_SUCCESS);
     (void)stats_status; // any status: reaching it is the test
+}
+
+namespace
+{
+std::atomic<int>      g_calls{0};
+std::atomic<uint64_t> g_records{0};
+std::atomic<uint64_t> g_drops{0};
+
+void
+count_batch(rocprofiler_context_id_t, rocprofiler_buffer_id_t, rocprofiler_record_header_t**,
+            size_t count, void*, uint64_t drops)
+{
+    g_calls.fetch_add(1);
+    g_records.fetch_add(count);
+    g_drops.fetch_add(drops);
+}
+} // namespace
+
+// Without memory for a batch's header array the callback cannot be given the batch: its
+// records are dropped and counted so (not as delivered), the flush still returns, and the
+// tool hears of them in its next callback's drop count.
+TEST(allocation_failures, a_batch_without_memory_for_its_headers_is_counted_as_dropped)
+{
+    namespace rb     = rocprofiler::buffer;
+    uint64_t context = 0;
+    ASSERT_EQ(rocprofiler::context::create(1, &context), ROCPROFILER_STATUS_SUCCESS);
+    uint64_t id = 0;
+    ASSERT_EQ(rb::create(context, 1 << 20, 1 << 20, ROCPROFILER_BUFFER_POLICY_DISCARD, count_batch,
+                         nullptr, &id),
+              ROCPROFILER_STATUS_SUCCESS);
+    // A callback thread never started: the flush delivers on this thread.
+    uint64_t thread = 0;
+    ASSERT_EQ(rocprofiler::callback_thread::create(&thread), ROCPROFILER_STATUS_SUCCESS);
+    ASSERT_EQ(rocprofiler::callback_thread::assign(id, thread), ROCPROFILER_STATUS_SUCCESS);
+    const uint64_t record[12] = {};
+    for(int i = 0; i < 3; ++i)
+        ASSERT_TRUE(rb::emplace(id, ROCPROFILER_BUFFER_CATEGORY_TRACING,
+                                ROCPROFILER_BUFFER_TRACING_PAGE_MIGRATION, record, sizeof(record)));
+    arm(0);
+    const auto flushed = rb::flush(id, std::chrono::seconds{30});
+    EXPECT_TRUE(disarm());
+    EXPECT_EQ(flushed, ROCPROFILER_STATUS_SUCCESS);
+    EXPECT_EQ(g_calls.load(), 0);
+    rb::totals t{};
+    ASSERT_TRUE(rb::get_totals(id, t));
+    EXPECT_EQ(t.delivered, 0u);
+    EXPECT_EQ(t.discarded, 3u);
+    EXPECT_EQ(t.dropped, 3u);
+    EXPECT_EQ(t.in_delivery + t.pending_count, 0u);
+    // With memory again, the next flush tells the tool.
+    EXPECT_EQ(rb::flush(id, std::chrono::seconds{30}), ROCPROFILER_STATUS_SUCCESS);
+    EXPECT_EQ(g_calls.load(), 1);
+    EXPECT_EQ(g_records.load(), 0u);
+    EXPECT_EQ(g_drops.load(), 3u);
 }
