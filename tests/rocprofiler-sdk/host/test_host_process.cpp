@@ -39,6 +39,7 @@ const std::string sigwait_app = ROCP_TEST_HOST_SIGWAIT;
 const std::string small       = ROCP_TEST_HOST_SMALL_STACK;
 const std::string fd_reuse    = ROCP_TEST_HOST_FD_REUSE;
 const std::string dlclose_it  = ROCP_TEST_HOST_DLCLOSE;
+const std::string sdk_dlclose = ROCP_TEST_HOST_SDK_DLCLOSE;
 const std::string dlopen_it   = ROCP_TEST_HOST_DLOPEN;
 const std::string glog_app    = ROCP_TEST_HOST_GLOG;
 const std::string fork_app    = ROCP_TEST_HOST_FORK;
@@ -140,6 +141,26 @@ TEST(host_process, dlclose_of_a_found_tool_then_callbacks_and_finalize)
     EXPECT_EQ(r.exit_code, 0) << r.output;
     EXPECT_TRUE(contains(r.output, "host-dlclose: force_configure=0 dlclose=0")) << r.output;
     EXPECT_TRUE(contains(r.output, "host-tool: finalize records=50")) << r.output;
+}
+
+// 4b. dlclose of the SDK itself while a callback runs: the SDK stays loaded (the callback
+// returns into its code after dlclose returned) and finalizes at exit, not inside dlclose.
+TEST(host_process, dlclose_of_the_sdk_while_a_callback_runs)
+{
+    scratch_dir dir;
+    auto        r = run_traced(dir, {sdk_dlclose, sdk}, fault_log(50),
+                               {{"ROCPROFILER_FINALIZE_TIMEOUT_MS", "300"}}, "");
+    EXPECT_EQ(r.signal, 0) << r.output;
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(contains(r.output, "host-sdk-dlclose: force_configure=0 in_callback=1 dlclose=0"))
+        << r.output;
+    EXPECT_TRUE(contains(r.output, "host-sdk-dlclose: callback returns after dlclose=1"))
+        << r.output;
+    // At exit, after the callback returned: the finalize line comes after the callback's.
+    const auto returned  = r.output.find("callback returns after dlclose");
+    const auto finalized = r.output.find("host-sdk-dlclose: finalize callbacks=");
+    EXPECT_NE(finalized, std::string::npos) << r.output;
+    EXPECT_GT(finalized, returned) << r.output;
 }
 
 // 5. Static glog: the SDK carries no glog, so the host's own neither breaks nor silences it.
