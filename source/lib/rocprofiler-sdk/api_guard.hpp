@@ -15,6 +15,7 @@
 #pragma once
 
 #include "rocprofiler-sdk/cancellation.hpp"
+#include "rocprofiler-sdk/fork_locks.hpp"
 #include "rocprofiler-sdk/logging.hpp"
 
 #include <rocprofiler-sdk/fwd.h>
@@ -53,6 +54,12 @@ ROCP_CATCHES_FORCED_UNWIND rocprofiler_status_t
 api_call(const char* name, Fn&& body)
 {
     const cancellation::scoped_state no_cancellation{PTHREAD_CANCEL_DISABLE};
+    if(fork_locks::held_by_this_thread()) // a fork handler of the program's or a tool's
+    {
+        log_api_error(name, "called from a fork handler that runs while the SDK's own holds "
+                            "its locks; not available there");
+        return ROCPROFILER_STATUS_ERROR_NOT_AVAILABLE;
+    }
     try
     {
         if constexpr(std::is_invocable_v<Fn, int>)

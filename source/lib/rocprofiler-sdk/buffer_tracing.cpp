@@ -6,6 +6,7 @@
 #include "rocprofiler-sdk/buffer.hpp"
 #include "rocprofiler-sdk/context.hpp"
 #include "rocprofiler-sdk/enum_arg.hpp"
+#include "rocprofiler-sdk/fork_locks.hpp"
 #include "rocprofiler-sdk/kfd/service.hpp"
 #include "rocprofiler-sdk/registration.hpp"
 
@@ -277,6 +278,10 @@ extern "C"
     rocprofiler_status_t rocprofiler_kfd_get_loss_stats(uint64_t                      gpu_id,
                                                         rocprofiler_kfd_loss_stats_t* stats)
     {
+        // Not through api_call (no allocation, no exception), but its locks are held across a
+        // fork: from a fork handler running inside the SDK's own, not available.
+        if(rocprofiler::fork_locks::held_by_this_thread())
+            return ROCPROFILER_STATUS_ERROR_NOT_AVAILABLE;
         return rocprofiler::kfd::service::get_loss_stats(gpu_id, stats);
     }
 }

@@ -632,6 +632,14 @@ finalize_client(rocprofiler_client_id_t id)
         // During exit finalization every tool is finished anyway; waiting here (e.g. from
         // a callback) would only stall exit.
         if(is_finalized_or_finalizing() || in_forked_child()) return;
+        // From a fork handler running inside the SDK's own (fork_locks.hpp): the locks it
+        // would take are this thread's. Refused, as the API calls are there.
+        if(fork_locks::held_by_this_thread())
+        {
+            log_api_error("finalize", "called from a fork handler that runs while the SDK's "
+                                      "own holds its locks; not available there");
+            return;
+        }
         client* target = find_client(id.handle);
         if(target == nullptr) return;
         // From inside a callback (on a callback thread, or delivered inline by a flush): after
@@ -674,6 +682,7 @@ finalize_client(rocprofiler_client_id_t id)
 void
 atfork_prepare()
 {
+    fork_locks::taken_by_this_thread();
     context::lock_for_fork();
     kfd::service::lock_for_fork();
     buffer::lock_all_for_fork();
@@ -691,6 +700,7 @@ unlock_after_fork()
     buffer::unlock_all_after_fork();
     kfd::service::unlock_after_fork();
     context::unlock_after_fork();
+    fork_locks::released();
 }
 
 void

@@ -43,6 +43,7 @@ const std::string sdk_dlclose = ROCP_TEST_HOST_SDK_DLCLOSE;
 const std::string dlopen_it   = ROCP_TEST_HOST_DLOPEN;
 const std::string glog_app    = ROCP_TEST_HOST_GLOG;
 const std::string fork_app    = ROCP_TEST_HOST_FORK;
+const std::string atfork_app  = ROCP_TEST_HOST_ATFORK_FIRST;
 const std::string wait_app    = ROCP_TEST_HOST_WAIT;
 
 using env_list = std::vector<std::pair<std::string, std::string>>;
@@ -188,6 +189,30 @@ TEST(host_process, fork_under_contention_every_child_exits_promptly)
     EXPECT_EQ(r.exit_code, 0) << r.output;
     EXPECT_TRUE(contains(r.output, "host-fork: configure=0 start=0")) << r.output;
     EXPECT_TRUE(contains(r.output, "host-fork: children_exited=40 of 40")) << r.output;
+}
+
+// 6b. Fork handlers of the program's, registered before the SDK's, that call the SDK: glibc
+// runs them while the SDK's prepare handler holds its locks. The calls return
+// NOT_AVAILABLE (36) there instead of waiting for those locks, and work again after.
+TEST(host_process, fork_handlers_registered_before_the_sdks_can_call_it)
+{
+    for(const std::string mode : {"prepare", "child"})
+    {
+        scratch_dir dir;
+        auto        r = run_traced(dir, {atfork_app, mode}, fault_log(10), {}, "");
+        EXPECT_EQ(r.signal, 0) << mode << "\n" << r.output;
+        EXPECT_EQ(r.exit_code, 0) << mode << "\n" << r.output;
+        if(mode == "prepare")
+            EXPECT_TRUE(contains(r.output, "host-atfork-first: prepare flush=36")) << r.output;
+        else
+            EXPECT_TRUE(
+                contains(r.output, "host-atfork-first: child stop_context=36 loss_stats=36"))
+                << r.output;
+        EXPECT_TRUE(
+            contains(r.output, "host-atfork-first: force_configure=0 child=exit 7 flush after=0"))
+            << mode << "\n"
+            << r.output;
+    }
 }
 
 // 7. Callbacks that call back: no tool code runs under an SDK lock.
