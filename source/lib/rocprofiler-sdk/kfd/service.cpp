@@ -610,7 +610,11 @@ shutdown(std::chrono::milliseconds bound) noexcept
             if(s.wake_fd >= 0) wake_reader(s);
             return;
         }
-        finish_shutdown(s, remaining(deadline));
+        // A woken reader needs only a moment to drain and leave, even when the deadline is
+        // spent (ROCPROFILER_FINALIZE_TIMEOUT_MS=0, or a long wait for a tool before): as at
+        // its start, it gets that moment rather than being abandoned with its last drain and
+        // the count of starts never ended undone.
+        finish_shutdown(s, std::max(remaining(deadline), minimum_reader_stop));
     }
     catch(...)
     {
