@@ -422,6 +422,7 @@ log_losses(state& s)
                  << " dropped by the kernel, " << t.fifo_saturations
                  << " reads of a nearly full kernel FIFO (events probably dropped), "
                  << t.records_dropped << " records dropped by full buffers, "
+                 << t.raw_events_dropped << " raw event records dropped by full buffers, "
                  << t.ends_without_start << " ends without a start, " << t.starts_aged_out
                  << " starts aged out, " << t.starts_never_ended << " starts never ended, "
                  << t.starts_lost_in_gap << " starts dropped at a gap in the stream, "
