@@ -44,6 +44,7 @@ const std::string dlopen_it   = ROCP_TEST_HOST_DLOPEN;
 const std::string glog_app    = ROCP_TEST_HOST_GLOG;
 const std::string fork_app    = ROCP_TEST_HOST_FORK;
 const std::string atfork_app  = ROCP_TEST_HOST_ATFORK_FIRST;
+const std::string start_fails = ROCP_TEST_HOST_READER_START_FAILS;
 const std::string wait_app    = ROCP_TEST_HOST_WAIT;
 
 using env_list = std::vector<std::pair<std::string, std::string>>;
@@ -211,6 +212,36 @@ TEST(host_process, fork_handlers_registered_before_the_sdks_can_call_it)
         EXPECT_TRUE(
             contains(r.output, "host-atfork-first: force_configure=0 child=exit 7 flush after=0"))
             << mode << "\n"
+            << r.output;
+    }
+}
+
+// 6c. The reader thread cannot be created while a second context is started from the
+// notification of that start: the first start fails and is undone, and the kernel's events
+// stay disabled, since nothing reads them (the log floods the FIFO as soon as a mask enables
+// page faults). Started again, the reader runs and both contexts get every record.
+TEST(host_process, a_reader_that_cannot_start_leaves_the_kernels_events_disabled)
+{
+    {
+        scratch_dir dir;
+        auto        log = fault_log(300);
+        log.insert(log.find("7 "), "#@ pace max\n#@ wait-mask 1ea0 with 7\n");
+        auto r = run_traced(dir, {start_fails, "exit"}, log,
+                            {{"KFD_EMULATOR_EXIT_TIMEOUT_MS", "0"}}, "");
+        EXPECT_EQ(r.exit_code, 0) << r.output;
+        EXPECT_TRUE(contains(r.output, "host-reader-start-fails: first=28 second=0 again=-1"))
+            << r.output;
+        const auto stats = read_file(dir.file("stats.json"));
+        EXPECT_TRUE(contains(stats, "\"mask\":\"0x0\"")) << stats;
+        EXPECT_TRUE(contains(stats, "\"dropped_fifo_full\":0,")) << stats;
+    }
+    {
+        scratch_dir dir;
+        auto        r = run_traced(dir, {start_fails, "100"}, fault_log(50), {}, "");
+        EXPECT_EQ(r.exit_code, 0) << r.output;
+        // 50 page faults paired into one record each, in each of the two contexts.
+        EXPECT_TRUE(
+            contains(r.output, "host-reader-start-fails: first=28 second=0 again=0 records=100"))
             << r.output;
     }
 }

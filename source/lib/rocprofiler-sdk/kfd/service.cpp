@@ -46,6 +46,8 @@ constexpr std::chrono::milliseconds reader_start_bound{100};
 
 // The least time a starting thread that finishes a shutdown waits for the reader to stop.
 constexpr std::chrono::milliseconds minimum_reader_stop{100};
+// How long a context start waits for the reader another thread is starting.
+constexpr std::chrono::milliseconds other_start_bound{1000};
 
 using common::remaining;
 
@@ -508,7 +510,15 @@ start_reader_if_needed() noexcept
     {
         auto& s = get_state();
         {
-            std::lock_guard<std::mutex> lock{s.control};
+            std::unique_lock<std::mutex> lock{s.control};
+            // Another thread is starting the reader: its outcome decides this start's too, so
+            // wait for it (bounded: that thread runs the tools' thread notifications, which
+            // may wait for this one). If it failed, this thread tries in its turn below,
+            // rather than return SUCCESS for a context that nothing reads. Not on the starting
+            // thread itself (a start from its own notification).
+            if(s.reader_starting && s.starter != std::this_thread::get_id())
+                s.reader_started.wait_for(lock, other_start_bound,
+                                          [&] { return !s.reader_starting; });
             if(!s.reader_prepared || s.reader || s.reader_starting || s.shut_down)
                 return ROCPROFILER_STATUS_SUCCESS;
             s.reader_starting = true;
@@ -551,6 +561,10 @@ context_stopped(const context::context&) noexcept
     {
         auto&                       s = get_state();
         std::lock_guard<std::mutex> lock{s.control};
+        // Without a reader the kernel's mask was never written (start_reader_if_needed writes
+        // it once the reader runs) and must not be now: the other contexts' events would fill
+        // the FIFO with nobody to read it, as after a reader whose start failed.
+        if(!s.reader) return;
         update_mask(s);
         // The caller cleared ctx.active (seq_cst) before calling. If the reader is inside a
         // batch now, that batch may have read the context as active: wait for it to end.
