@@ -12,11 +12,15 @@
 
 #include <gtest/gtest.h>
 
+#include <dlfcn.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <unistd.h>
 
 #include <time.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
@@ -328,3 +332,56 @@ TEST(kfd_reader_start, wait_is_bounded_when_no_reader_runs)
     EXPECT_FALSE(rocprofiler::kfd::wait_until_polling(config, std::chrono::hours(1)));
 }
 } // namespace
+
+// ppoll made to fail with ENOMEM (the kernel short of memory for its poll table) a number of
+// times, then libc's: this binary's definition comes before libc's.
+namespace
+{
+std::atomic<int> g_ppoll_failures{0};
+std::atomic<int> g_ppoll_calls{0};
+} // namespace
+
+extern "C" int
+ppoll(struct pollfd* fds, nfds_t count, const struct timespec* timeout, const sigset_t* mask)
+{
+    using ppoll_fn   = int (*)(struct pollfd*, nfds_t, const struct timespec*, const sigset_t*);
+    static auto real = reinterpret_cast<ppoll_fn>(dlsym(RTLD_NEXT, "ppoll"));
+    g_ppoll_calls.fetch_add(1);
+    if(g_ppoll_failures.load() > 0)
+    {
+        g_ppoll_failures.fetch_sub(1);
+        errno = ENOMEM;
+        return -1;
+    }
+    return real(fds, count, timeout, mask);
+}
+
+// A poll that fails for want of kernel memory is tried again: the reader does not stop (the
+// kernel's events would stay enabled with nobody reading them), and reads what comes later.
+TEST(kfd_reader_loop, a_poll_short_of_memory_is_tried_again)
+{
+    pipe_stream             p;
+    std::mutex              mutex;
+    std::condition_variable arrived;
+    size_t                  lines = 0;
+    p.config.on_chunk             = [&](gpu_stream&, const char* data, size_t size, uint64_t)
+    {
+        std::lock_guard<std::mutex> lock{mutex};
+        lines += static_cast<size_t>(std::count(data, data + size, '\n'));
+        arrived.notify_all();
+    };
+    g_ppoll_calls.store(0);
+    g_ppoll_failures.store(3);
+    reader_loop loop{p};
+    loop.start();
+    // The three failures, then a fourth poll that waits: the reader is still polling.
+    for(int i = 0; i < 5000 && g_ppoll_calls.load() < 4; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds{1});
+    ASSERT_GE(g_ppoll_calls.load(), 4) << "the reader stopped polling after a failed poll";
+    p.queue(lines_of_64_bytes(0, 10));
+    {
+        std::unique_lock<std::mutex> lock{mutex};
+        EXPECT_TRUE(arrived.wait_for(lock, std::chrono::seconds{10}, [&] { return lines == 10; }));
+    }
+    EXPECT_TRUE(p.stream.watching.load());
+}

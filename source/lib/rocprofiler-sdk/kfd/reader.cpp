@@ -268,7 +268,9 @@ run_reader(reader_config& config) noexcept
     // and the streams' one last drain below still runs.
     std::vector<pollfd>      fds;
     std::vector<gpu_stream*> polled;
-    bool                     stopping = false;
+    bool                     stopping          = false;
+    bool                     logged_poll_retry = false;
+    const timespec           poll_retry_pause{0, 10'000'000}; // 10 ms
     try
     {
         fds.reserve(config.streams.size() + 1);
@@ -313,6 +315,19 @@ run_reader(reader_config& config) noexcept
         if(rc < 0)
         {
             if(errno == EINTR) continue;
+            // The kernel short of memory for the poll table: transient, and ending here would
+            // leave the kernel's events enabled with nobody reading them (dropped unseen).
+            // Tried again after a pause (no busy loop), still noticing a stop.
+            if(errno == ENOMEM || errno == EAGAIN)
+            {
+                if(!logged_poll_retry)
+                    ROCP_WARNING << "page-migration reader: poll failed (" << std::strerror(errno)
+                                 << "); retrying (logged once)";
+                logged_poll_retry = true;
+                ::nanosleep(&poll_retry_pause, nullptr);
+                stopping = config.stop->load();
+                continue;
+            }
             ROCP_ERROR << "page-migration reader: poll failed (" << std::strerror(errno)
                        << "); stopping";
             break;
