@@ -16,6 +16,7 @@
 static int in_callback;  /* the first callback is running */
 static int dlclose_done; /* main's dlclose returned */
 static int callbacks;
+static int callback_returning; /* the first callback is about to return into the SDK */
 
 #define SDK_FUNCTION(name) static __typeof__(&name) sdk_##name
 SDK_FUNCTION(rocprofiler_create_context);
@@ -37,6 +38,7 @@ on_records(rocprofiler_context_id_t context, rocprofiler_buffer_id_t buffer,
     printf("host-sdk-dlclose: callback returns after dlclose=%d\n",
            __atomic_load_n(&dlclose_done, __ATOMIC_SEQ_CST));
     fflush(stdout);
+    __atomic_store_n(&callback_returning, 1, __ATOMIC_SEQ_CST);
 }
 
 static void
@@ -96,6 +98,8 @@ main(int argc, char** argv)
            __atomic_load_n(&in_callback, __ATOMIC_SEQ_CST), closed);
     fflush(stdout);
     __atomic_store_n(&dlclose_done, 1, __ATOMIC_SEQ_CST);
-    sleep(1); /* the callback returns into the SDK meanwhile */
+    /* Gate: the callback is returning into the SDK (bounded: 20 s); the exit follows it. */
+    for(int i = 0; i < 20000 && !__atomic_load_n(&callback_returning, __ATOMIC_SEQ_CST); ++i)
+        usleep(1000);
     return 0;
 }
