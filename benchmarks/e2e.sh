@@ -10,8 +10,8 @@
 # intercepted read() calls), and the system calls the SDK threads made per event (a separate
 # run under `perf record -e raw_syscalls:sys_enter -c 1`: every system call with its thread;
 # it slows the process a little, so its drops are not reported). The emulator intercepts
-# read(), so an SDK read is no system call here, and the emulator makes calls of its own
-# inside it: "as on a kernel" = every call on the SDK's threads, minus the emulator's own
+# read(), and inside it makes calls of its own (the recvfrom that takes the bytes from the
+# fd's socket, an fd-identity check...): "as on a kernel" = every call on the SDK's threads, minus the emulator's own
 # (its statistics count them: client_thread_syscalls), plus one per intercepted read; the
 # emulator's are given apart. The SDK is told the FIFO size (ROCPROFILER_KFD_FIFO_BYTES), as it
 # would find it from the kernel version on a real machine. The SDK threads' user time is split by the code it ran in (the

@@ -3,9 +3,9 @@
 // The statistics count what the emulator costs the program's threads: every intercepted
 // read() of its fds, and the system calls the emulator makes inside them, by kind. Expected
 // counts come from what the probe does and the rules of docs/kfd-emulator.md: one fd-identity
-// check (fstat) per read, no getpid, one recvfrom (taking the readiness token) per read that
-// empties a FIFO, none for a read that leaves data or finds the FIFO empty; a getpid only
-// for a read that waits for the emulator's lock.
+// check (fstat) per read, no getpid, one recvfrom (taking the bytes out of the fd's socket) per
+// read that finds data, none for a read that finds the FIFO empty; a getpid only for a read
+// that waits for the emulator's lock.
 #include "emulator_fixture.hpp"
 
 namespace kfd_test
@@ -65,7 +65,7 @@ TEST_F(ClientCalls, EachInterceptedReadIsCountedWithItsSystemCalls)
     ASSERT_EQ(first.exit_code, 0) << first.err;
     counts a = counts_of(stats());
     EXPECT_EQ(a.reads, 2u);
-    EXPECT_EQ(a.recvfrom, 1u) << "only the read that emptied the FIFO takes the token";
+    EXPECT_EQ(a.recvfrom, 2u) << "each read that finds data takes it from the socket";
 
     // The same, plus three reads of the empty FIFO and reads of a regular file (not ours).
     std::string other  = dir.write("other.txt", "not an SMI fd\n");
@@ -80,7 +80,7 @@ TEST_F(ClientCalls, EachInterceptedReadIsCountedWithItsSystemCalls)
     EXPECT_EQ(b.fstat - a.fstat, 3u) << "one fd-identity check per read";
     // A read makes a getpid() only when it waits for the lock (futex_lock_wait).
     EXPECT_EQ(b.getpid - b.lock_waits, a.getpid - a.lock_waits) << "a read makes no getpid()";
-    EXPECT_EQ(b.recvfrom, 1u) << "a read of an empty FIFO takes no token";
+    EXPECT_EQ(b.recvfrom, 2u) << "a read of an empty FIFO makes no recvfrom";
 }
 
 TEST_F(ClientCalls, StatisticsNameEveryKind)
@@ -88,17 +88,18 @@ TEST_F(ClientCalls, StatisticsNameEveryKind)
     auto result = probe(log(three_faults()), with_reads({"read:0:8192"}), {}, 20);
     ASSERT_EQ(result.exit_code, 0) << result.err;
     json sys = stats()["total"]["client_thread_syscalls"];
-    for(const char* kind :
-        {"getpid", "fstat", "recvfrom", "sendto", "close", "fcntl", "socketpair", "memfd_create",
-         "getrlimit", "futex_wake", "futex_lock_wait", "futex_unlock_wake", "thread_create"})
+    for(const char* kind : {"getpid", "fstat", "recvfrom", "sendto", "close", "fcntl", "socketpair",
+                            "memfd_create", "getrlimit", "futex_wake", "futex_lock_wait",
+                            "futex_unlock_wake", "thread_create", "ioctl", "sendmsg"})
         EXPECT_TRUE(sys.has(kind)) << kind;
     // What the probe's open, SMI ioctl and mask write made: one memfd for /dev/kfd, one socket
-    // pair for the client, one producer thread; the read emptied the FIFO once.
+    // pair for the client, one producer thread; one read found data.
     EXPECT_EQ(sys["memfd_create"].u64(), 1u);
     EXPECT_EQ(sys["socketpair"].u64(), 1u);
     EXPECT_EQ(sys["thread_create"].u64(), 1u);
     EXPECT_EQ(sys["recvfrom"].u64(), 1u);
-    EXPECT_EQ(sys["sendto"].u64(), 0u) << "tokens are sent by the producer thread";
+    EXPECT_EQ(sys["sendmsg"].u64(), 0u) << "batches are sent by the producer thread";
+    EXPECT_EQ(sys["ioctl"].u64(), 0u) << "a FIFO read only through read() is known exactly";
 }
 // read() knows without getpid() that the state is this process's. A vfork() child, which
 // runs in the parent's memory with the parent's sockets, then reads the parent's client, as a
@@ -121,7 +122,7 @@ TEST_F(ClientCalls, VforkChildReadsTheSharedClientOrNothing)
     const std::string parent = line_with(result, "read 0 ");
     if(child == "0")
     {
-        EXPECT_EQ(polls[1], "none") << "the child took the token with the data";
+        EXPECT_EQ(polls[1], "none") << "the child took the data";
         EXPECT_EQ(parent, "err EAGAIN") << result.out;
     }
     else

@@ -69,20 +69,34 @@ offer_all(const std::vector<std::string>& messages, size_t capacity)
     return model;
 }
 
-class FifoCapacity : public EmulatorTest, public ::testing::WithParamInterface<size_t>
+// A FIFO size, and how the reader reads: read() (which the emulator intercepts) or a raw
+// syscall(SYS_read), as io_uring, recv and readv read, which it does not see.
+struct fifo_case
+{
+    size_t      capacity;
+    const char* drain;
+};
+
+void
+PrintTo(const fifo_case& c, std::ostream* os)
+{
+    *os << c.capacity << " bytes, " << c.drain;
+}
+
+class FifoCapacity : public EmulatorTest, public ::testing::WithParamInterface<fifo_case>
 {
 };
 
 TEST_P(FifoCapacity, QueuesWholeMessagesAndDropsTheRestSilently)
 {
-    size_t capacity = GetParam();
+    size_t capacity = GetParam().capacity;
     auto   events   = varied_faults(capacity / 20, self); // about twice what fits
     auto   path     = log(with_header({"#@ gpu 1ea0", "#@ fifo " + std::to_string(capacity),
                                        "#@ pace max", "#@ timestamps keep", "#@ self 100"},
                                       events));
     // No read until the producer is long done: the FIFO fills as with a late reader.
     auto result = probe(path, {"pid", "open", "smi:1ea0", "mask:0:" + all_events, "sleep:500",
-                               "drain:0:65536:1000", "close:0"});
+                               std::string(GetParam().drain) + ":0:65536:1000", "close:0"});
     ASSERT_EQ(result.exit_code, 0) << result.err;
 
     // The expected bytes are the log's lines with the probe's pid for the log's self pid.
@@ -115,9 +129,47 @@ TEST_P(FifoCapacity, QueuesWholeMessagesAndDropsTheRestSilently)
     EXPECT_EQ(indices, expected.dropped_indices);
 }
 
-INSTANTIATE_TEST_SUITE_P(KernelSizes, FifoCapacity, ::testing::Values(1024, 8192));
+INSTANTIATE_TEST_SUITE_P(KernelSizes, FifoCapacity,
+                         ::testing::Values(fifo_case{1024, "drain"}, fifo_case{8192, "drain"},
+                                           fifo_case{1024, "rawdrain"},
+                                           fifo_case{8192, "rawdrain"}),
+                         [](const ::testing::TestParamInfo<fifo_case>& info)
+                         {
+                             return std::to_string(info.param.capacity) +
+                                    (info.param.drain[0] == 'r' ? "_raw_reads" : "_read_calls");
+                         });
 
 using Kernel = EmulatorTest;
+
+// The bytes of an SMI fd are in its socket, so a reader that does not call read() (io_uring,
+// recv, readv: here raw read system calls) gets them too. In lossless pace the producer then
+// learns of the room it makes from the socket, not from an intercepted read, and no message is
+// lost; at exit the wait sees the FIFO drained the same way (no close before exit here).
+TEST_F(Kernel, ReadsThatBypassReadGetEveryMessageInLosslessPace)
+{
+    auto events = varied_faults(400, self); // about 20 times what a 1 KiB FIFO holds
+    auto path   = log(
+          with_header({"#@ gpu 1ea0", "#@ fifo 1024", "#@ timestamps keep", "#@ self 100"}, events));
+    auto result =
+        probe(path, {"pid", "open", "smi:1ea0", "mask:0:" + all_events, "rawdrain:0:8192:200:400"});
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+
+    uint32_t    pid = probe_pid(result);
+    std::string expected;
+    for(const auto& e : events)
+        expected +=
+            e.substr(0, e.find(" -")) + " -" + std::to_string(pid) + e.substr(e.find(" @")) + "\n";
+    EXPECT_EQ(drained(result, 0), expected);
+
+    json        s      = stats();
+    const json& client = s["gpus"][0]["clients"][0];
+    EXPECT_EQ(s["total"]["events_queued"].u64(), events.size());
+    EXPECT_EQ(s["total"]["dropped_fifo_full"].u64(), 0u);
+    EXPECT_EQ(client["bytes_read"].u64(), client["bytes_queued"].u64());
+    EXPECT_EQ(client["fifo_bytes_at_exit"].u64(), 0u);
+    EXPECT_EQ(s["total"]["reads_intercepted"].u64(), 0u) << "every read bypassed read()";
+    EXPECT_EQ(s["producer"]["exit_wait"].str, "complete");
+}
 
 TEST_F(Kernel, MaskSelectsEventIds)
 {

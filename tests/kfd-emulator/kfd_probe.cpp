@@ -14,6 +14,9 @@
 //                                        lines, not before that many arrived (a gate: a slow
 //                                        producer does not end it early; 30 s at most)
 //   drainall:<buf>:<idle ms>             the same over every client at once
+//   rawdrain:<k>:<buf>:<idle ms>[:<lines>]  drain, with O_NONBLOCK set and every read a raw
+//                                        syscall(SYS_read), which the emulator does not see
+//                                        (as io_uring's reads, recv or readv)
 //   nonblock:<k>                         fcntl F_SETFL O_NONBLOCK and F_SETFD FD_CLOEXEC
 //   close:<k>  closekfd                  close an SMI fd / the /dev/kfd fd
 //   sleep:<ms>  pid  now                 wait / print getpid() / print CLOCK_BOOTTIME ns
@@ -279,7 +282,8 @@ lines_in(const std::vector<std::string>& data)
 // Drains the given clients until none has had data for idle_ms, and at least `lines` lines
 // arrived (or 30 s passed); errors are reported inline.
 void
-drain(const std::vector<size_t>& which, size_t buf_size, int idle_ms, size_t lines = 0)
+drain(const std::vector<size_t>& which, size_t buf_size, int idle_ms, size_t lines = 0,
+      bool raw = false)
 {
     std::vector<std::string> data(which.size());
     std::vector<char>        buf(buf_size);
@@ -299,7 +303,8 @@ drain(const std::vector<size_t>& which, size_t buf_size, int idle_ms, size_t lin
             if(!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
             while(true)
             {
-                ssize_t got = read(fds[i].fd, buf.data(), buf.size());
+                ssize_t got = raw ? syscall(SYS_read, fds[i].fd, buf.data(), buf.size())
+                                  : read(fds[i].fd, buf.data(), buf.size());
                 if(got > 0)
                 {
                     data[i].append(buf.data(), static_cast<size_t>(got));
@@ -546,6 +551,12 @@ run(const std::string& word)
         do_poll(arg(1), static_cast<int>(num(2)));
     else if(cmd == "drain")
         drain({num(1)}, num(2), static_cast<int>(num(3)), num(4));
+    else if(cmd == "rawdrain")
+    {
+        int fd = client_fd(arg(1));
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+        drain({num(1)}, num(2), static_cast<int>(num(3)), num(4), true);
+    }
     else if(cmd == "drainall")
     {
         std::vector<size_t> all;

@@ -102,6 +102,24 @@ TEST(ByteFifo, PopsPartiallyAndWrapsAround)
     EXPECT_TRUE(fifo.empty());
 }
 
+// What publish() sends: the bytes after those already in the socket, in place.
+TEST(ByteFifo, PeekGivesTheBytesFromAnOffsetInOneOrTwoSpans)
+{
+    byte_fifo fifo(8);
+    ASSERT_TRUE(fifo.push_whole("012345", 6));
+    auto whole = fifo.peek(2, 3);
+    EXPECT_EQ(std::string(whole.first.data, whole.first.size), "234");
+    EXPECT_EQ(whole.second.size, 0u);
+    EXPECT_EQ(fifo.pop(nullptr, 5), 5u);
+    ASSERT_TRUE(fifo.push_whole("abcdef", 6)); // "5abcdef": ring indexes 5-7, then 0-3
+    auto wrapped = fifo.peek(1, 6);
+    EXPECT_EQ(std::string(wrapped.first.data, wrapped.first.size), "ab");
+    EXPECT_EQ(std::string(wrapped.second.data, wrapped.second.size), "cdef");
+    auto past_the_end = fifo.peek(4, 4); // 7 bytes queued
+    EXPECT_EQ(past_the_end.first.size + past_the_end.second.size, 0u);
+    EXPECT_EQ(fifo.size(), 7u) << "peek takes nothing";
+}
+
 TEST(ByteFifo, CountsNewlinesOfTheFirstBytes)
 {
     byte_fifo fifo(32);

@@ -38,6 +38,19 @@ byte_fifo::pop(char* out, size_t n)
     return n;
 }
 
+byte_fifo::spans
+byte_fifo::peek(size_t offset, size_t n) const
+{
+    spans out;
+    if(n == 0 || offset + n > size_) return out;
+    size_t start = head_ + offset;
+    if(start >= buffer_.size()) start -= buffer_.size();
+    size_t first = std::min(n, buffer_.size() - start);
+    out.first    = span{buffer_.data() + start, first};
+    if(first < n) out.second = span{buffer_.data(), n - first};
+    return out;
+}
+
 size_t
 byte_fifo::count_newlines(size_t n) const
 {

@@ -24,6 +24,19 @@ public:
     bool push_whole(const char* data, size_t n);
     // Removes up to n bytes into out (out may be null to discard them); returns how many.
     size_t pop(char* out, size_t n);
+    // The n queued bytes from offset on (offset + n <= size()), in place: one span, or two
+    // where they wrap around the ring's end (second.size is then non-zero).
+    struct span
+    {
+        const char* data = nullptr;
+        size_t      size = 0;
+    };
+    struct spans
+    {
+        span first;
+        span second;
+    };
+    spans peek(size_t offset, size_t n) const;
     // Counts '\n' among the first n queued bytes (to report lines lost with them).
     size_t count_newlines(size_t n) const;
     // Frees the storage (closed clients keep only their counters).

@@ -5,53 +5,91 @@
 #include "fd_table.hpp"
 #include "real_libc.hpp"
 
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <time.h>
 
 #include <algorithm>
 
 namespace kfd_emu
 {
-void
-drop_token(client& c)
-{
-    if(!c.token || c.vanished) return;
-    char byte = 0;
-    count_client_syscall(sc_recvfrom);
-    recv(c.fd, &byte, 1, MSG_DONTWAIT);
-    c.token = false;
-}
-
-// Called once per batch of messages queued on a client (see flush_wakeups). The kernel wakes
-// the client's readers for new messages, so an edge-triggered epoll reader that has not
-// emptied the FIFO is woken again: the token byte is taken back and sent anew, which is a new
-// edge on the handed-out end.
+// Sends the bytes queued since the last batch into the client's socket, where any read of
+// the fd finds them (read, recv, readv, io_uring). Each send is a new readiness edge, as the
+// kernel wakes its readers for new messages, so an edge-triggered epoll reader is woken for
+// each batch. Returns whether it sent some (which may wake a reader).
 //
-// Only when the client has read since the last edge: until it reads, the token makes the fd
-// readable for poll/select and level-triggered epoll, and an edge-triggered epoll reader still
-// has that edge to take (edges that come before it reads coalesce into one, as the kernel's
-// wake-ups do). Without this rule a producer at a paced rate (a batch every few events) made
-// four system calls per batch (two fstat, recv, send): 80% of a CPU at 200k events/s,
-// competing with the reader it feeds.
-// Returns whether it gave a new edge (which may wake a reader).
+// A send the socket refuses leaves the bytes queued, unread but counted in the FIFO's fill:
+// the next batch, or the next intercepted read, sends them. (A socket's buffer counts each
+// send's overhead as well as its bytes: a FIFO of 1 MiB filled a message at a time can
+// exceed it.)
 bool
-raise_token(client& c)
+publish(client& c)
 {
-    if(c.vanished || c.token_fd < 0) return false;
-    if(c.token && !c.read_since_edge) return false;
-    if(!is_our_socket(c.token_fd, c.token_ino))
+    if(c.vanished || c.feed_fd < 0 || c.published >= c.fifo.size()) return false;
+    if(!is_our_socket(c.feed_fd, c.feed_ino))
     {
-        c.token_fd = -1; // closed behind our back: never use (or close) that number again
+        c.feed_fd = -1; // closed behind our back: never use (or close) that number again
         return false;
     }
-    if(c.token)
-    {
-        char byte = 0;
-        if(!is_our_socket(c.fd, c.fd_ino) || recv(c.fd, &byte, 1, MSG_DONTWAIT) != 1) return false;
-    }
-    c.token           = send(c.token_fd, "x", 1, MSG_DONTWAIT | MSG_NOSIGNAL) == 1;
-    c.read_since_edge = false;
-    return c.token;
+    byte_fifo::spans bytes  = c.fifo.peek(c.published, c.fifo.size() - c.published);
+    iovec            iov[2] = {{const_cast<char*>(bytes.first.data), bytes.first.size},
+                               {const_cast<char*>(bytes.second.data), bytes.second.size}};
+    msghdr           msg{};
+    msg.msg_iov    = iov;
+    msg.msg_iovlen = bytes.second.size != 0 ? 2 : 1;
+    count_client_syscall(sc_sendmsg);
+    ssize_t sent = sendmsg(c.feed_fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
+    if(sent <= 0) return false;
+    c.published += static_cast<size_t>(sent);
+    return true;
+}
+
+void
+take_from_fifo(client& c, size_t n)
+{
+    c.fifo.pop(nullptr, n);
+    c.published -= std::min(n, c.published);
+}
+
+// Asks the socket how many published bytes are still unread: those a reader took without an
+// intercepted read() leave the FIFO here. Returns how many that was.
+size_t
+sync_fill(client& c)
+{
+    if(c.published == 0 || c.closed || !is_our_socket(c.fd, c.fd_ino)) return 0;
+    int unread = 0;
+    count_client_syscall(sc_ioctl);
+    // libc's ioctl, not ours: ours would take the emulator's lock, which the caller holds.
+    if(libc().ioctl(c.fd, SIOCINQ, &unread) != 0 || unread < 0 ||
+       static_cast<size_t>(unread) >= c.published)
+        return 0;
+    size_t taken = c.published - static_cast<size_t>(unread);
+    take_from_fifo(c, taken);
+    c.n.bytes_read += taken;
+    c.bypassing_reader = true;
+    return taken;
+}
+
+namespace
+{
+// Where the FIFO looks full, whether to ask the socket: not while every byte read so far went
+// through an intercepted read(), which keeps the FIFO exact (two system calls saved per full
+// FIFO in the common case).
+size_t
+sync_fill_if_bypassed(client& c)
+{
+    return c.bypassing_reader || c.n.bytes_read == 0 ? sync_fill(c) : 0;
+}
+} // namespace
+
+bool
+may_read_unseen(const gpu_state& gpu)
+{
+    for(const client* c : gpu.clients)
+        if(is_live(*c) && (c->bypassing_reader || c->n.bytes_read == 0)) return true;
+    return false;
 }
 
 namespace
@@ -89,19 +127,20 @@ namespace
 // than msg, so that the FIFO never fills beyond capacity - 96: a reader that takes a nearly
 // full FIFO as a sign of kernel drops sees none.
 bool
-has_room(const client& c, size_t size)
+has_room(client& c, size_t size)
 {
     size_t capacity = c.fifo.capacity();
     size_t room     = size + abi::message_size <= capacity ? size + abi::message_size : size;
-    return room > capacity || c.fifo.available() >= room;
+    if(room > capacity || c.fifo.available() >= room) return true;
+    return sync_fill_if_bypassed(c) != 0 && c.fifo.available() >= room;
 }
 } // namespace
 
 // Lossless pace: true while some client that would get msg has no room for it yet.
 bool
-must_wait_for_space(const config& cfg, const gpu_state& gpu, uint32_t id, uint32_t pid, size_t size)
+must_wait_for_space(const config& cfg, gpu_state& gpu, uint32_t id, uint32_t pid, size_t size)
 {
-    for(const client* c : gpu.clients)
+    for(client* c : gpu.clients)
     {
         if(!is_live(*c) || judge(cfg, *c, id, pid) != verdict::deliver) continue;
         if(!has_room(*c, size)) return true;
@@ -165,7 +204,8 @@ deliver_to(gpu_state& gpu, client& c, verdict v, std::string_view msg)
     case verdict::deliver:
         break;
     }
-    if(!c.fifo.push_whole(msg.data(), msg.size()))
+    if(!c.fifo.push_whole(msg.data(), msg.size()) &&
+       !(sync_fill_if_bypassed(c) != 0 && c.fifo.push_whole(msg.data(), msg.size())))
     {
         // The kernel drops a message that does not fit, silently.
         ++c.n.dropped_fifo_full;
@@ -230,7 +270,7 @@ flush_wakeups(session& s)
             if(c->wake)
             {
                 c->wake = false;
-                if(is_live(*c) && raise_token(*c)) raised = true;
+                if(is_live(*c) && publish(*c)) raised = true;
             }
     return raised;
 }
@@ -243,13 +283,14 @@ vanish_gpu(gpu_state& gpu, uint64_t line, bool pollerr)
     for(client* c : gpu.clients)
     {
         if(!is_live(*c)) continue;
+        publish(*c); // the messages before the vanish stay readable
         // A byte left unread in our end when it closes makes the peer report POLLERR
         // (ECONNRESET) besides POLLHUP.
         if(pollerr && is_our_socket(c->fd, c->fd_ino))
             send(c->fd, "x", 1, MSG_DONTWAIT | MSG_NOSIGNAL);
-        if(c->fd >= 0 && c->fd < max_tracked_fd) g_token_of[c->fd].store(0);
-        if(is_our_socket(c->token_fd, c->token_ino)) libc().close(c->token_fd);
-        c->token_fd = -1;
+        if(c->fd >= 0 && c->fd < max_tracked_fd) g_feed_of[c->fd].store(0);
+        if(is_our_socket(c->feed_fd, c->feed_ino)) libc().close(c->feed_fd);
+        c->feed_fd  = -1;
         c->vanished = true;
     }
 }
@@ -265,16 +306,17 @@ apply_vanish_fault(const config& cfg, session& s, const vanish_fault& fault)
 void
 close_client(client& c)
 {
-    if(c.fd >= 0 && c.fd < max_tracked_fd) g_token_of[c.fd].store(0);
+    if(c.fd >= 0 && c.fd < max_tracked_fd) g_feed_of[c.fd].store(0);
+    sync_fill_if_bypassed(c); // while not closed: what is still unread is counted below
     c.closed               = true;
     c.n.fifo_bytes_at_exit = c.fifo.size();
     c.fifo.release();
-    if(is_our_socket(c.token_fd, c.token_ino))
+    if(is_our_socket(c.feed_fd, c.feed_ino))
     {
         count_client_syscall(sc_close);
-        libc().close(c.token_fd);
+        libc().close(c.feed_fd);
     }
-    c.token_fd = -1;
+    c.feed_fd = -1;
 }
 
 // Keeps the per-GPU client list bounded: forgets the oldest closed client.

@@ -1,8 +1,8 @@
 // MIT License - see LICENSE.
 //
 // The kernel's delivery rules for one message (mask and pid filters, whole messages or
-// nothing, drops when full), the readiness of an SMI fd (a token byte in its socket while the
-// FIFO has data, a new edge per batch), and the life of a client (closed, vanished GPU).
+// nothing, drops when full), the bytes of an SMI fd (the FIFO's, sent into its socket with
+// each batch: a new edge per batch), and the life of a client (closed, vanished GPU).
 // All with the lock held.
 #pragma once
 
@@ -15,10 +15,20 @@ namespace kfd_emu
 // Closed clients kept per GPU for the statistics; older closed ones are forgotten (counted).
 constexpr size_t max_clients_kept = 256;
 
-void drop_token(client& c);
+// Sends the FIFO's bytes queued since the last batch into the client's socket; true when
+// some were sent.
+bool publish(client& c);
+// n bytes were taken out of the socket (read, or lost to an injected EFAULT): they leave the
+// FIFO.
+void take_from_fifo(client& c, size_t n);
+// Removes from the FIFO the bytes a reader took from the socket without an intercepted
+// read() (SIOCINQ); returns how many.
+size_t sync_fill(client& c);
+// Whether a live client of the GPU may take bytes the emulator does not see: it read without
+// read() before (recv, io_uring), or it has read nothing yet.
+bool may_read_unseen(const gpu_state& gpu);
 bool is_live(const client& c);
-bool must_wait_for_space(const config& cfg, const gpu_state& gpu, uint32_t id, uint32_t pid,
-                         size_t size);
+bool must_wait_for_space(const config& cfg, gpu_state& gpu, uint32_t id, uint32_t pid, size_t size);
 bool mask_wait_done(const session& s, const mask_wait& wait);
 // Returns how many clients dropped msg because their FIFO was full.
 uint64_t deliver(const config& cfg, gpu_state& gpu, uint32_t id, uint32_t pid,

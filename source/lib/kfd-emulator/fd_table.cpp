@@ -11,8 +11,8 @@
 namespace kfd_emu
 {
 std::atomic<uint8_t> g_fd_marks[max_tracked_fd];
-std::atomic<int>     g_token_of[max_tracked_fd];  // our socket end of the SMI fd, plus 1
-std::atomic<ino_t>   g_token_ino[max_tracked_fd]; // its inode, checked before closing it
+std::atomic<int>     g_feed_of[max_tracked_fd];  // our socket end of the SMI fd, plus 1
+std::atomic<ino_t>   g_feed_ino[max_tracked_fd]; // its inode, checked before closing it
 
 bool
 is_our_socket(int fd, ino_t ino)
@@ -29,7 +29,7 @@ int
 high_fd_floor()
 {
     rlimit limit{};
-    int    floor = token_fd_floor;
+    int    floor = own_fd_floor;
     count_client_syscall(sc_getrlimit);
     if(getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur <= static_cast<rlim_t>(floor))
         floor = static_cast<int>(limit.rlim_cur) * 3 / 4;
@@ -72,7 +72,7 @@ void
 forget_fd(emulator& emu, int fd)
 {
     emu.fds->erase(fd);
-    g_token_of[fd].store(0);
+    g_feed_of[fd].store(0);
     g_fd_marks[fd].store(mark_none, std::memory_order_release);
 }
 
@@ -114,8 +114,8 @@ remember_fd(emulator& emu, int fd, fd_entry entry)
     if(entry.kind == fd_kind::smi)
     {
         entry.smi->fd_ino = st.st_ino;
-        g_token_ino[fd].store(entry.smi->token_ino);
-        g_token_of[fd].store(entry.smi->token_fd + 1);
+        g_feed_ino[fd].store(entry.smi->feed_ino);
+        g_feed_of[fd].store(entry.smi->feed_fd + 1);
     }
     g_fd_marks[fd].store(entry.kind == fd_kind::smi ? mark_smi : mark_device,
                          std::memory_order_release);

@@ -12,12 +12,12 @@ namespace kfd_emu
 {
 // Our socket ends are moved to numbers at least this high, away from the low numbers a
 // program reuses after closing ours behind our back (close_range).
-constexpr int token_fd_floor = 900;
+constexpr int own_fd_floor = 900;
 
 // True when fd is still the socket with inode ino.
 bool is_our_socket(int fd, ino_t ino);
 
-// Where the emulator's own long-lived fds go: a high number (token_fd_floor), or 3/4 of a
+// Where the emulator's own long-lived fds go: a high number (own_fd_floor), or 3/4 of a
 // small RLIMIT_NOFILE, so that they do not take the low numbers a program reuses.
 int high_fd_floor();
 

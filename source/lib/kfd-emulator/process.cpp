@@ -169,8 +169,8 @@ adopt_after_fork()
         uint8_t mark = g_fd_marks[fd].load(std::memory_order_acquire);
         if(mark == mark_device) g_fd_marks[fd].store(mark_inherited_device);
         if(mark == mark_smi) g_fd_marks[fd].store(mark_inherited_smi);
-        int token = g_token_of[fd].exchange(0);
-        if(token > 0 && is_our_socket(token - 1, g_token_ino[fd].load())) libc().close(token - 1);
+        int feed = g_feed_of[fd].exchange(0);
+        if(feed > 0 && is_our_socket(feed - 1, g_feed_ino[fd].load())) libc().close(feed - 1);
     }
     reset_client_calls(); // the child's statistics count the child's calls
 }

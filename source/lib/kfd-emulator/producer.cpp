@@ -399,8 +399,12 @@ struct replay
                 [&]
                 {
                     if(watch_pays()) return;
+                    // A read that bypasses read() wakes nobody: the room it makes is looked for
+                    // on a short timer (has_room asks the socket).
+                    auto timeout       = may_read_unseen(gpu) ? std::chrono::milliseconds(1)
+                                                              : std::chrono::milliseconds(100);
                     s.producer_waiting = true;
-                    emu.cv->wait_for(lock, std::chrono::milliseconds(100));
+                    emu.cv->wait_for(lock, timeout);
                     s.producer_waiting = false;
                 });
         };

@@ -49,18 +49,18 @@ smi_open(emulator& emu, session& s, abi::smi_events_args* args)
     }
     fcntl(sv[1], F_SETFD, FD_CLOEXEC);
     fcntl(sv[1], F_SETFL, O_NONBLOCK);
-    struct stat token_stat
+    struct stat feed_stat
     {
     };
     count_client_syscall(sc_fstat);
-    fstat(sv[1], &token_stat);
+    fstat(sv[1], &feed_stat);
     fd_entry entry;
-    entry.kind   = fd_kind::smi;
-    entry.owner  = &s;
-    auto* c      = new client(static_cast<size_t>(gpu), emu.cfg.fifo_bytes);
-    c->fd        = sv[0];
-    c->token_fd  = sv[1];
-    c->token_ino = token_stat.st_ino;
+    entry.kind  = fd_kind::smi;
+    entry.owner = &s;
+    auto* c     = new client(static_cast<size_t>(gpu), emu.cfg.fifo_bytes);
+    c->fd       = sv[0];
+    c->feed_fd  = sv[1];
+    c->feed_ino = feed_stat.st_ino;
     count_client_syscall(sc_getpid);
     c->pid    = getpid();
     entry.smi = c;
@@ -91,11 +91,32 @@ wake_after_read(const session& s, const client& c, read_wakeups& wake)
 }
 } // namespace
 
+namespace
+{
+// Takes up to n published bytes out of the socket and drops them (a read whose copy to the
+// caller failed); returns how many.
+size_t
+discard_published(client& c, size_t n)
+{
+    char   scratch[4096];
+    size_t taken = 0;
+    while(taken < n)
+    {
+        count_client_syscall(sc_recvfrom);
+        ssize_t got = recv(c.fd, scratch, std::min(sizeof(scratch), n - taken), MSG_DONTWAIT);
+        if(got <= 0) break;
+        taken += static_cast<size_t>(got);
+    }
+    return taken;
+}
+} // namespace
+
 ssize_t
 smi_read(emulator& emu, session& s, client& c, void* buf, size_t count, read_wakeups& wake)
 {
     const read_fault& rule = emu.cfg.read_fault_rule;
-    if(c.fifo.empty()) return fail(c.vanished ? ENODEV : EAGAIN);
+    if(c.published < c.fifo.size()) publish(c); // bytes the socket refused before
+    if(c.published == 0) return fail(c.vanished ? ENODEV : EAGAIN);
     if(count == 0) return fail(EAGAIN); // the kernel's kfifo_out of 0 bytes
     if(emu.cfg.reads_wait_for_replay && !s.producer_finished) return fail(EAGAIN);
     if(rule.error != 0)
@@ -109,11 +130,10 @@ smi_read(emulator& emu, session& s, client& c, void* buf, size_t count, read_wak
             {
                 // The kernel has already taken the bytes out of the FIFO when copy_to_user
                 // fails: they are lost.
-                size_t lost = std::min(count, c.fifo.size());
+                size_t lost = discard_published(c, std::min(count, c.published));
                 c.n.lines_lost_efault += c.fifo.count_newlines(lost);
-                c.n.bytes_lost_efault += c.fifo.pop(nullptr, lost);
-                c.read_since_edge = true;
-                if(c.fifo.empty()) drop_token(c);
+                c.n.bytes_lost_efault += lost;
+                take_from_fifo(c, lost);
                 ++s.progress;
                 poke_producer(s);
                 wake_after_read(s, c, wake);
@@ -121,13 +141,22 @@ smi_read(emulator& emu, session& s, client& c, void* buf, size_t count, read_wak
             return fail(rule.error);
         }
     }
-    size_t taken = c.fifo.pop(static_cast<char*>(buf), count);
-    c.n.bytes_read += taken;
-    c.read_since_edge = true;
-    if(c.fifo.empty()) drop_token(c);
+    // The client's end is the fd the caller passed, whose identity lookup() checked.
+    count_client_syscall(sc_recvfrom);
+    ssize_t got = recv(c.fd, buf, count, MSG_DONTWAIT);
+    if(got <= 0)
+    {
+        // The bytes were taken by a read the emulator did not see (recv, io_uring), or the
+        // socket ended with the GPU (vanished).
+        const int error = c.vanished ? ENODEV : got < 0 && errno == EFAULT ? EFAULT : EAGAIN;
+        sync_fill(c);
+        return fail(error);
+    }
+    take_from_fifo(c, static_cast<size_t>(got));
+    c.n.bytes_read += static_cast<size_t>(got);
     ++s.progress;
     poke_producer(s);
     wake_after_read(s, c, wake);
-    return static_cast<ssize_t>(taken);
+    return got;
 }
 } // namespace kfd_emu

@@ -34,8 +34,8 @@ namespace abi = rocprofiler::kfd_abi;
 using steady  = std::chrono::steady_clock;
 
 // Fds the emulator hands out are marked here so that every other fd passes through after one
-// atomic load. Handed-out fds above this limit are refused (EMFILE). The marks and the token
-// fds are kept outside the locked state so that a forked child can read them whatever another
+// atomic load. Handed-out fds above this limit are refused (EMFILE). The marks and our socket
+// ends are kept outside the locked state so that a forked child can read them whatever another
 // thread of the parent was doing at the moment of fork().
 constexpr int max_tracked_fd = 65536;
 enum fd_mark : uint8_t
@@ -47,8 +47,8 @@ enum fd_mark : uint8_t
     mark_inherited_smi    = 4,
 };
 extern std::atomic<uint8_t> g_fd_marks[max_tracked_fd];
-extern std::atomic<int>     g_token_of[max_tracked_fd];  // our socket end of the SMI fd, plus 1
-extern std::atomic<ino_t>   g_token_ino[max_tracked_fd]; // its inode, checked before closing it
+extern std::atomic<int>     g_feed_of[max_tracked_fd];  // our socket end of the SMI fd, plus 1
+extern std::atomic<ino_t>   g_feed_ino[max_tracked_fd]; // its inode, checked before closing it
 
 // Bounds of the exit wait (ms): without progress, and in all (so that exit always ends).
 constexpr long default_exit_timeout_ms = 5000;
@@ -60,22 +60,26 @@ struct client
 {
     client(size_t gpu_index, size_t fifo_bytes) : gpu(gpu_index), fifo(fifo_bytes) {}
 
-    size_t    gpu;
-    int       fd        = -1; // handed out: one end of a socketpair
-    int       token_fd  = -1; // ours: writes a byte to fd while the FIFO is non-empty
-    ino_t     fd_ino    = 0;  // the sockets' inodes: the numbers may be reused behind our
-    ino_t     token_ino = 0;  // back (close_range), so each use checks them first
-    pid_t     pid       = 0;  // tgid of the process that made the SMI ioctl
-    uint64_t  mask      = 0;
+    size_t   gpu;
+    int      fd       = -1; // handed out: one end of a socketpair
+    int      feed_fd  = -1; // ours, the other end: the FIFO's bytes are sent through it
+    ino_t    fd_ino   = 0;  // the sockets' inodes: the numbers may be reused behind our
+    ino_t    feed_ino = 0;  // back (close_range), so each use checks them first
+    pid_t    pid      = 0;  // tgid of the process that made the SMI ioctl
+    uint64_t mask     = 0;
+    // The kernel's kfifo, as the emulator accounts for it: its oldest `published` bytes are
+    // in the socket (readable by any means: read, readv, recv, io_uring), the rest are queued
+    // since the last batch ended and are sent with its wake-up (publish).
     byte_fifo fifo;
-    bool      token = false;
-    bool      wake  = false; // messages queued since the last readiness edge
-    // A read took data since the last readiness edge (see raise_token): only then can a
-    // reader be waiting for a new edge while the token is still there.
-    bool         read_since_edge = false;
-    bool         closed          = false;
-    bool         vanished        = false;
-    uint64_t     data_reads      = 0; // reads that found data (for read fault injection)
+    size_t    published = 0;
+    bool      wake      = false; // messages queued since the last batch ended
+    // Bytes left the socket without an intercepted read() (recv, readv, io_uring): the FIFO
+    // is then known only by asking the socket (sync_fill), and a producer waiting for room
+    // asks it on a short timer instead of waiting to be woken by a read.
+    bool         bypassing_reader = false;
+    bool         closed           = false;
+    bool         vanished         = false;
+    uint64_t     data_reads       = 0; // reads that found data (for read fault injection)
     client_stats n;
 };
 

@@ -77,14 +77,16 @@ enum client_syscall : unsigned
     sc_futex_lock_wait,   // the lock was held by another thread (about one FUTEX_WAIT)
     sc_futex_unlock_wake, // the read's unlock of a lock another thread waited for (FUTEX_WAKE)
     sc_thread_create,     // the producer's start: clone3, mmap, mprotect, rt_sigprocmask
+    sc_ioctl,             // SIOCINQ: how many bytes of an SMI fd's socket are unread
+    sc_sendmsg,           // a batch's bytes sent into an SMI fd's socket
     client_syscall_kinds
 };
 // Their names in the statistics' "client_thread_syscalls".
 inline constexpr const char* client_syscall_names[client_syscall_kinds] = {
-    "getpid",       "fstat",      "recvfrom",        "sendto",
-    "close",        "fcntl",      "socketpair",      "memfd_create",
-    "getrlimit",    "futex_wake", "futex_lock_wait", "futex_unlock_wake",
-    "thread_create"};
+    "getpid",        "fstat",      "recvfrom",        "sendto",
+    "close",         "fcntl",      "socketpair",      "memfd_create",
+    "getrlimit",     "futex_wake", "futex_lock_wait", "futex_unlock_wake",
+    "thread_create", "ioctl",      "sendmsg"};
 
 struct client_call_report
 {
