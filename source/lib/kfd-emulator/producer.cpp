@@ -317,6 +317,11 @@ struct replay
     // it can, nearly all succeed (measured: 99% on the idle 2-CPU VM, 86-89% with a CPU hog).
     unsigned watch_failures = 0; // in a row
     unsigned watch_skips    = 0;
+    // Lossless pace, a reader whose reads the emulator does not see (delivery.cpp:
+    // may_read_unseen): how long the next wait for room is.
+    static constexpr std::chrono::microseconds min_unseen_wait{50};
+    static constexpr std::chrono::microseconds max_unseen_wait{5000};
+    std::chrono::microseconds                  unseen_wait = min_unseen_wait;
 
     // Messages are delivered in batches under one hold of the lock; a batch ends (wake-ups
     // given, lock released) when the stage is delivered (the next one is read and parsed
@@ -400,12 +405,14 @@ struct replay
                 {
                     if(watch_pays()) return;
                     // A read that bypasses read() wakes nobody: the room it makes is looked for
-                    // on a short timer (has_room asks the socket).
-                    auto timeout       = may_read_unseen(gpu) ? std::chrono::milliseconds(1)
-                                                              : std::chrono::milliseconds(100);
+                    // on a timer (has_room asks the socket), short while the reader keeps up,
+                    // longer after each wait that found none (a reader that stopped reading).
+                    const bool unseen  = may_read_unseen(gpu);
+                    auto       timeout = unseen ? unseen_wait : std::chrono::microseconds(100000);
                     s.producer_waiting = true;
                     emu.cv->wait_for(lock, timeout);
                     s.producer_waiting = false;
+                    if(unseen) unseen_wait = std::min(unseen_wait * 2, max_unseen_wait);
                 });
         };
         uint64_t drops     = 0;
@@ -417,7 +424,10 @@ struct replay
             else if(cfg.pace != pace_kind::lossless || gpu.vanished)
                 break;
             else if((delivered = deliver_when_room(cfg, gpu, m.id, m.pid, msg, drops)))
+            {
+                unseen_wait = min_unseen_wait;
                 break;
+            }
             else
                 wait_for_room();
         }

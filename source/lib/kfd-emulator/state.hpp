@@ -73,6 +73,9 @@ struct client
     byte_fifo fifo;
     size_t    published = 0;
     bool      wake      = false; // messages queued since the last batch ended
+    // Bytes were read since the last publish: only then may a reader be asleep waiting for
+    // the next one (flush_wakeups then yields the CPU to it).
+    bool read_since_publish = false;
     // Bytes left the socket without an intercepted read() (recv, readv, io_uring): the FIFO
     // is then known only by asking the socket (sync_fill), and a producer waiting for room
     // asks it on a short timer instead of waiting to be woken by a read.
