@@ -6,6 +6,7 @@
 // multiple of the read size (the last full read is followed by EAGAIN), and data queued after
 // a drain (the next drain gets it). A pipe stands in for the SMI fd: its read also returns
 // min(count, queued).
+#include "reader_test_support.hpp"
 #include "rocprofiler-sdk/kfd/device.hpp"
 #include "rocprofiler-sdk/kfd/read_coalescing.hpp"
 #include "rocprofiler-sdk/kfd/reader.hpp"
@@ -33,116 +34,10 @@
 
 namespace
 {
+using namespace reader_test;
 using rocprofiler::kfd::gpu_stream;
 using rocprofiler::kfd::reader_config;
 using rocprofiler::kfd::reader_read_size;
-
-// `count` distinct lines of exactly 64 bytes with their '\n'.
-std::string
-lines_of_64_bytes(size_t first, size_t count)
-{
-    std::string text;
-    char        line[80];
-    for(size_t i = first; i < first + count; ++i)
-    {
-        std::snprintf(line, sizeof(line), "9 %020zu -1 1ea0 1 %030d", i, 0);
-        text += line;
-        text += '\n';
-    }
-    return text;
-}
-
-struct pipe_stream
-{
-    int                      ends[2] = {-1, -1};
-    gpu_stream               stream;
-    reader_config            config;
-    std::vector<std::string> received;
-
-    pipe_stream()
-    {
-        EXPECT_EQ(pipe2(ends, O_NONBLOCK | O_CLOEXEC), 0);
-        // Room for several full reads at once.
-        EXPECT_GE(fcntl(ends[1], F_SETPIPE_SZ, 1 << 20), static_cast<int>(4 * reader_read_size));
-        stream.gpu_id = 0x1ea0;
-        stream.fd     = ends[0];
-        // The reader reads only an fd that is still the file it identified.
-        stream.identity = rocprofiler::kfd::device::identify(ends[0]);
-        config.streams.push_back(&stream);
-        config.on_chunk = [this](gpu_stream& s, const char* data, size_t size, uint64_t) {
-            s.splitter.feed(data, size,
-                            [this](std::string_view line) { received.emplace_back(line); });
-        };
-    }
-    ~pipe_stream()
-    {
-        rocprofiler::kfd::device::close_owned(ends[0], stream.identity); // and its duplicate
-        close(ends[1]);
-    }
-
-    void queue(const std::string& text)
-    {
-        ASSERT_EQ(write(ends[1], text.data(), text.size()), static_cast<ssize_t>(text.size()));
-    }
-
-    // A page-fault start paired before, waiting for its end.
-    void add_outstanding_fault_start()
-    {
-        rocprofiler::kfd::event start{};
-        ASSERT_EQ(rocprofiler::kfd::parse_line("7 100 -1 @10(1ea0) R", start),
-                  rocprofiler::kfd::parse_result::ok);
-        stream.pairing.on_page_fault_start(start);
-        ASSERT_EQ(stream.pairing.outstanding(), 1u);
-    }
-
-    bool pipe_is_empty()
-    {
-        char byte = 0;
-        return read(ends[0], &byte, 1) == -1 && errno == EAGAIN;
-    }
-};
-
-std::vector<std::string>
-expected_lines(size_t first, size_t count)
-{
-    std::vector<std::string> lines;
-    const std::string        text = lines_of_64_bytes(first, count);
-    for(size_t i = 0; i < count; ++i)
-        lines.push_back(text.substr(i * 64, 63));
-    return lines;
-}
-
-// run_reader on a pipe_stream's config, with a wake-up fd and a stop flag; stopped, joined
-// and its fd closed when it goes out of scope.
-struct reader_loop
-{
-    pipe_stream&      p;
-    int               wake = rocprofiler::kfd::device::make_wake_fd();
-    std::atomic<bool> stop{false};
-    std::thread       thread;
-
-    explicit reader_loop(pipe_stream& stream) : p(stream)
-    {
-        p.config.wake_fd       = wake;
-        p.config.wake_identity = rocprofiler::kfd::device::identify(wake);
-        p.config.stop          = &stop;
-    }
-    ~reader_loop()
-    {
-        stop_and_join();
-        rocprofiler::kfd::device::close_owned(wake, p.config.wake_identity);
-    }
-    void start()
-    {
-        thread = std::thread{[this] { rocprofiler::kfd::run_reader(p.config); }};
-    }
-    void stop_and_join()
-    {
-        stop.store(true);
-        rocprofiler::kfd::device::wake(wake);
-        if(thread.joinable()) thread.join();
-    }
-};
 
 TEST(kfd_reader_drain, several_full_reads_then_a_short_one)
 {
@@ -202,14 +97,6 @@ TEST(kfd_reader_drain, a_line_split_across_drains_is_joined)
     p.queue(text.substr(100));
     rocprofiler::kfd::drain_stream(p.config, p.stream);
     EXPECT_EQ(p.received, expected_lines(0, 3));
-}
-
-uint64_t
-boottime_ns()
-{
-    timespec now{};
-    clock_gettime(CLOCK_BOOTTIME, &now);
-    return static_cast<uint64_t>(now.tv_sec) * 1000000000ull + static_cast<uint64_t>(now.tv_nsec);
 }
 
 using rocprofiler::kfd::read_coalescing::last_read;
@@ -384,4 +271,11 @@ TEST(kfd_reader_loop, a_poll_short_of_memory_is_tried_again)
         EXPECT_TRUE(arrived.wait_for(lock, std::chrono::seconds{10}, [&] { return lines == 10; }));
     }
     EXPECT_TRUE(p.stream.watching.load());
+}
+
+// For reader_uring_test.cpp: the ppoll calls this process made so far.
+int
+reader_test_ppoll_calls()
+{
+    return g_ppoll_calls.load();
 }

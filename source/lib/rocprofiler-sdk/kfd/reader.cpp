@@ -2,6 +2,7 @@
 #include "rocprofiler-sdk/kfd/reader.hpp"
 #include "rocprofiler-sdk/kfd/device.hpp"
 #include "rocprofiler-sdk/kfd/read_coalescing.hpp"
+#include "rocprofiler-sdk/kfd/reader_internal.hpp"
 #include "rocprofiler-sdk/kfd/reader_slice.hpp"
 #include "rocprofiler-sdk/logging.hpp"
 
@@ -22,14 +23,16 @@ namespace
 {
 // Larger than any kernel FIFO (8 KiB): one read empties it.
 constexpr size_t read_buffer_size = reader_read_size;
-// Consecutive failed reads after which a GPU's fd is given up (never spin on an error).
-constexpr int max_consecutive_errors = 16;
 // Without memory for the read buffer, the stream is read again this much later, not at its
 // next readiness: its data stays queued, so poll() would report it at once, again and again.
 constexpr uint64_t no_buffer_retry_ns = 10'000'000;
 
+} // namespace
+
+namespace reader_detail
+{
 uint64_t
-boottime_ns()
+boottime_ns() noexcept
 {
     timespec now{};
     clock_gettime(CLOCK_BOOTTIME, &now);
@@ -37,7 +40,7 @@ boottime_ns()
 }
 
 void
-stop_watching(gpu_stream& stream, const char* why)
+stop_watching(gpu_stream& stream, const char* why) noexcept
 {
     if(!stream.watching) return;
     stream.watching     = false;
@@ -62,7 +65,6 @@ struct batch_scope
     std::atomic<uint64_t>& sequence;
 };
 
-// Returns whether the FIFO was (nearly) full.
 bool
 handle_chunk(reader_config& config, gpu_stream& stream, const char* data, size_t size, uint64_t now)
 {
@@ -91,11 +93,9 @@ handle_chunk(reader_config& config, gpu_stream& stream, const char* data, size_t
     return saturated;
 }
 
-// After a read of `size` bytes that emptied the FIFO: when to read the stream again without
-// poll() (read_coalescing.hpp), or 0.
 uint64_t
 next_read_time(const reader_config& config, const gpu_stream& stream, size_t size, bool saturated,
-               uint64_t now)
+               uint64_t now) noexcept
 {
     if(!config.coalesce_reads || stream.previous_read_ns == 0) return 0;
     read_coalescing::last_read read{};
@@ -106,7 +106,19 @@ next_read_time(const reader_config& config, const gpu_stream& stream, size_t siz
     auto nap                = read_coalescing::nap_ns(read);
     return nap == 0 ? 0 : now + nap;
 }
-} // namespace
+
+uint64_t
+earliest_nap_end(const reader_config& config) noexcept
+{
+    uint64_t earliest = 0;
+    for(auto* s : config.streams)
+        if(s->watching && s->nap_until_ns != 0 && (earliest == 0 || s->nap_until_ns < earliest))
+            earliest = s->nap_until_ns;
+    return earliest;
+}
+} // namespace reader_detail
+
+using namespace reader_detail;
 
 static void
 serve_drain_requests(reader_config& config) noexcept
@@ -205,17 +217,6 @@ drain_stream(reader_config& config, gpu_stream& stream) noexcept
     }
 }
 
-// The earliest end of a stream's coalescing wait, 0 when none waits.
-static uint64_t
-earliest_nap_end(const reader_config& config)
-{
-    uint64_t earliest = 0;
-    for(auto* s : config.streams)
-        if(s->watching && s->nap_until_ns != 0 && (earliest == 0 || s->nap_until_ns < earliest))
-            earliest = s->nap_until_ns;
-    return earliest;
-}
-
 // Reads every stream whose coalescing wait is over, as if poll() had reported it.
 static void
 read_streams_after_nap(reader_config& config)
@@ -258,23 +259,27 @@ run_reader(reader_config& config) noexcept
                   << std::strerror(slice_error) << "); reads may start later after a wake-up";
     // Not at the first read, while the FIFO fills (its pages are still touched then).
     if(!config.read_buffer) config.read_buffer.reset(new(std::nothrow) char[read_buffer_size]);
+    // The ring takes the fds by reference before the service may enable events.
+    uring_state* ring = config.use_io_uring ? open_uring_reader(config) : nullptr;
     {
         std::lock_guard<std::mutex> lock{config.drain_mutex};
         config.polling = true;
     }
     config.drain_cv.notify_all();
+    // The io_uring loop; or else the poll loop below.
+    bool stopping = ring != nullptr;
+    if(ring != nullptr) run_uring_reader(ring);
     // Sized once here: the loop's push_backs then never allocate (this function is noexcept,
     // a bad_alloc inside it would end the program). Without the memory, no events are read
     // and the streams' one last drain below still runs.
     std::vector<pollfd>      fds;
     std::vector<gpu_stream*> polled;
-    bool                     stopping          = false;
     bool                     logged_poll_retry = false;
     const timespec           poll_retry_pause{0, 10'000'000}; // 10 ms
     try
     {
-        fds.reserve(config.streams.size() + 1);
-        polled.reserve(config.streams.size());
+        if(!stopping) fds.reserve(config.streams.size() + 1);
+        if(!stopping) polled.reserve(config.streams.size());
     }
     catch(...)
     {

@@ -1,11 +1,13 @@
 // MIT License - see LICENSE.
 //
-// The reader thread's loop: blocks in poll() over every GPU's SMI fd plus a wake-up fd (no
-// timeout while idle: zero CPU), drains each readable fd until its FIFO is empty and hands each
-// read's bytes to the service, which splits them into lines (carrying partial lines across
-// reads). A busy stream may instead be read again after a bounded wait (read_coalescing.hpp),
-// during which it is left out of poll() and the timeout is that wait's end. It never waits for
-// a tool: the service only copies records into buffers.
+// The reader thread's loop: it blocks in poll() over every GPU's SMI fd and a wake-up fd and
+// drains each readable fd until its FIFO is empty; or, where asked for and the kernel allows
+// io_uring, it keeps a READ of each of those fds queued on a ring, one system call per wake-up
+// (reader_uring.cpp). Either way no timeout while idle (zero CPU), and each read's bytes go to the
+// service, which splits them into lines (carrying partial lines across reads). A busy stream may
+// instead be read again after a bounded wait (read_coalescing.hpp), during which it is not read
+// (left out of poll(), no READ queued) and the wait for readiness ends with that wait. It never
+// waits for a tool: the service only copies records into buffers.
 #pragma once
 
 #include "rocprofiler-sdk/kfd/device.hpp"
@@ -140,6 +142,10 @@ struct reader_config
     // Wait a bounded time after a small read of a busy stream and read again, rather than
     // poll() per event (read_coalescing.hpp). ROCPROFILER_KFD_READ_COALESCING=0 turns it off.
     bool coalesce_reads = true;
+    // Read through io_uring where the kernel allows it (reader_uring.cpp: one system call per
+    // wake-up), else with poll() and read(). The service sets it from ROCPROFILER_KFD_IO_URING
+    // (off by default: BENCHMARKS.md, "An io_uring reader in the SDK").
+    bool use_io_uring = true;
     // The time slice the reader asks the scheduler for, so that a wake-up preempts sooner
     // (reader_slice.hpp); 0: none. ROCPROFILER_KFD_READER_SLICE_US sets it.
     uint64_t slice_ns = 0;

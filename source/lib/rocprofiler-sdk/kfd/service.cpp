@@ -347,6 +347,7 @@ prepare_reader(state& s)
     s.config.stop           = &s.stop;
     s.config.fifo_capacity  = fifo_capacity();
     s.config.coalesce_reads = env::number("ROCPROFILER_KFD_READ_COALESCING", 0, 1, 1) == 1;
+    s.config.use_io_uring   = env::number("ROCPROFILER_KFD_IO_URING", 0, 1, 0) == 1;
     s.config.slice_ns =
         1000 * env::number("ROCPROFILER_KFD_READER_SLICE_US", 0, reader_slice::max_slice_us,
                            reader_slice::default_slice_us);
