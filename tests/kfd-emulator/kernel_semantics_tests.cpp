@@ -133,10 +133,11 @@ INSTANTIATE_TEST_SUITE_P(KernelSizes, FifoCapacity,
                          ::testing::Values(fifo_case{1024, "drain"}, fifo_case{8192, "drain"},
                                            fifo_case{1024, "rawdrain"},
                                            fifo_case{8192, "rawdrain"}),
-                         [](const ::testing::TestParamInfo<fifo_case>& info)
+                         [](const ::testing::TestParamInfo<fifo_case>& param_info)
                          {
-                             return std::to_string(info.param.capacity) +
-                                    (info.param.drain[0] == 'r' ? "_raw_reads" : "_read_calls");
+                             return std::to_string(param_info.param.capacity) +
+                                    (param_info.param.drain[0] == 'r' ? "_raw_reads"
+                                                                      : "_read_calls");
                          });
 
 using Kernel = EmulatorTest;
@@ -145,6 +146,20 @@ using Kernel = EmulatorTest;
 // recv, readv: here raw read system calls) gets them too. In lossless pace the producer then
 // learns of the room it makes from the socket, not from an intercepted read, and no message is
 // lost; at exit the wait sees the FIFO drained the same way (no close before exit here).
+// A reader that has not read yet may read without read(): what the producer queues after
+// its first batch, while that batch is still unread, reaches the socket by the end of the
+// replay at the latest (here the reader starts after the producer has finished).
+TEST_F(Kernel, AReaderThatBypassesReadGetsTheBatchesQueuedBeforeItsFirstRead)
+{
+    auto lines  = with_header({"#@ gpu 1ea0", "#@ pace rate 50", "#@ self 100"},
+                              varied_faults(4, self)); // 3 gaps of 20 ms: 4 batches
+    auto result = probe(log(lines), {"open", "smi:1ea0", "mask:0:" + all_events, "sleep:300",
+                                     "rawdrain:0:8192:200:4"});
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(split_lines(drained(result, 0)).size(), 4u) << result.out;
+    EXPECT_EQ(stats()["producer"]["exit_wait"].str, "complete");
+}
+
 TEST_F(Kernel, ReadsThatBypassReadGetEveryMessageInLosslessPace)
 {
     auto events = varied_faults(400, self); // about 20 times what a 1 KiB FIFO holds

@@ -297,6 +297,14 @@ flush_wakeups(session& s)
 }
 
 void
+publish_all(session& s)
+{
+    for(auto& gpu : s.gpus)
+        for(client* c : gpu.clients)
+            if(is_live(*c) && c->published < c->fifo.size()) publish(*c);
+}
+
+void
 vanish_gpu(gpu_state& gpu, uint64_t line, bool pollerr)
 {
     gpu.vanished      = true;

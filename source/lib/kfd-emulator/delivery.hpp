@@ -18,6 +18,10 @@ constexpr size_t max_clients_kept = 256;
 // Sends the FIFO's bytes queued since the last batch into the client's socket; true when
 // some were sent.
 bool publish(client& c);
+// Sends every client's queued bytes that are not in its socket yet: when the producer ends
+// and in the exit wait, where no later batch or read would (a reader that reads without
+// read() sends nothing itself).
+void publish_all(session& s);
 // n bytes were taken out of the socket (read, or lost to an injected EFAULT): they leave the
 // FIFO.
 void take_from_fifo(client& c, size_t n);

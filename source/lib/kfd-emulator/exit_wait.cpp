@@ -20,6 +20,7 @@ namespace
 bool
 all_drained(session& s)
 {
+    publish_all(s);
     bool drained = true;
     for(auto& gpu : s.gpus)
         for(client* c : gpu.clients)

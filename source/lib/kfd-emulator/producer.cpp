@@ -545,6 +545,7 @@ producer_main(void* arg)
     }
     std::lock_guard<std::mutex> lock(*g_emu->mu);
     g_producer_thread.store(0, std::memory_order_relaxed);
+    publish_all(*s);
     s->producer_finished = true;
     g_emu->cv->notify_all();
     g_emu->exit_cv->notify_all();
