@@ -266,9 +266,10 @@ run_reader(reader_config& config) noexcept
         config.polling = true;
     }
     config.drain_cv.notify_all();
-    // The io_uring loop; or else the poll loop below.
-    bool stopping = ring != nullptr;
-    if(ring != nullptr) run_uring_reader(ring);
+    // The io_uring loop (it frees the ring); or else the poll loop below.
+    const bool read_by_ring = ring != nullptr;
+    bool       stopping     = read_by_ring;
+    if(read_by_ring) run_uring_reader(ring);
     // Sized once here: the loop's push_backs then never allocate (this function is noexcept,
     // a bad_alloc inside it would end the program). Without the memory, no events are read
     // and the streams' one last drain below still runs.
@@ -370,11 +371,13 @@ run_reader(reader_config& config) noexcept
     }
     config.leaving.store(true);
     // Last drain: events queued before the stop are delivered, then the gaps requested
-    // meanwhile are applied (their starts are lost in a gap, not merely never ended).
+    // meanwhile are applied (their starts are lost in a gap, not merely never ended). The
+    // io_uring loop read them itself as it ended (through the ring: no fd number is checked
+    // or read there).
     for(auto* s : config.streams)
     {
         auto gap = s->pending_gap.exchange(0);
-        drain_stream(config, *s);
+        if(!read_by_ring) drain_stream(config, *s);
         open_gap(*s, gap);
     }
     {
