@@ -53,6 +53,9 @@ constexpr size_t stream_buffer_size = uring_state::buffer_size;
 // A flush's passes, at most: each reads what came since the last (a busy stream keeps it
 // going), as the poll loop's drain reads until a short read.
 constexpr int max_flush_passes = 64;
+// A READ that completes with EAGAIN (a kernel that does not wait for the file's readiness) is
+// queued again this much later.
+constexpr uint64_t eagain_retry_ns = 1'000'000;
 
 void
 queue_stream(uring_state& u, size_t i)
@@ -108,13 +111,20 @@ on_stream_read(uring_state& u, size_t i, int result, bool flushing)
         return;
     }
     const int error = -result;
-    if(error != EAGAIN && error != EINTR && ++s.consecutive_errors >= max_consecutive_errors)
+    if(error == EAGAIN)
+    {
+        // The kernel retries a READ of an empty O_NONBLOCK file when it becomes readable; one
+        // that returned EAGAIN instead is read again after a pause, never in a busy loop.
+        s.nap_until_ns = boottime_ns() + eagain_retry_ns;
+        return;
+    }
+    if(error != EINTR && ++s.consecutive_errors >= max_consecutive_errors)
     {
         stop_watching(s, "keeps failing to read");
         return;
     }
     // EFAULT: the kernel had already taken the bytes out of its FIFO: events were lost.
-    if(error != EAGAIN && error != EINTR)
+    if(error != EINTR)
     {
         open_gap(s, pair_kind_all);
         ROCP_INFO << "GPU " << s.gpu_id << ": read failed: " << std::strerror(error);
