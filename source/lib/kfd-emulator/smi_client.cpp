@@ -115,7 +115,9 @@ ssize_t
 smi_read(emulator& emu, session& s, client& c, void* buf, size_t count, read_wakeups& wake)
 {
     const read_fault& rule = emu.cfg.read_fault_rule;
-    if(c.published < c.fifo.size()) publish(c); // bytes the socket refused before
+    // Bytes queued since the last send (flush_wakeups sends a batch only when a reader may
+    // wait for it), or that the socket refused: into the socket before the read takes any.
+    if(c.published < c.fifo.size()) publish(c);
     if(c.published == 0) return fail(c.vanished ? ENODEV : EAGAIN);
     if(count == 0) return fail(EAGAIN); // the kernel's kfifo_out of 0 bytes
     if(emu.cfg.reads_wait_for_replay && !s.producer_finished) return fail(EAGAIN);
