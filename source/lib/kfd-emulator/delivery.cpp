@@ -76,13 +76,21 @@ sync_fill(client& c)
 
 namespace
 {
-// Where the FIFO looks full, whether to ask the socket: not while every byte read so far went
-// through an intercepted read(), which keeps the FIFO exact (two system calls saved per full
-// FIFO in the common case).
+// Whether the client may take bytes the emulator does not see: it read without read() before
+// (recv, io_uring), or it has read nothing yet. While every byte read so far went through an
+// intercepted read(), the FIFO is exact and the socket need not be asked.
+bool
+reads_unseen(const client& c)
+{
+    return c.bypassing_reader || c.n.bytes_read == 0;
+}
+
+// Where the FIFO looks full: asks the socket only for such a client (two system calls saved
+// per full FIFO in the common case).
 size_t
 sync_fill_if_bypassed(client& c)
 {
-    return c.bypassing_reader || c.n.bytes_read == 0 ? sync_fill(c) : 0;
+    return reads_unseen(c) ? sync_fill(c) : 0;
 }
 } // namespace
 
@@ -90,7 +98,7 @@ bool
 may_read_unseen(const gpu_state& gpu)
 {
     for(const client* c : gpu.clients)
-        if(is_live(*c) && (c->bypassing_reader || c->n.bytes_read == 0)) return true;
+        if(is_live(*c) && reads_unseen(*c)) return true;
     return false;
 }
 

@@ -2,7 +2,6 @@
 #include "rocprofiler-sdk/kfd/uring.hpp"
 
 #include <linux/io_uring.h>
-#include <signal.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
