@@ -123,6 +123,24 @@ TEST(kfd_reader_coalescing, a_busy_stream_waits_before_its_next_read)
     EXPECT_EQ(p.stream.nap_until_ns - p.stream.previous_read_ns, nap_ns(read));
 }
 
+// A read larger than the FIFO it was told raises the size used for saturation, not the one
+// waits are sized from: told 8 KiB, 60000 bytes 5 ms after the previous read (12 MB/s) fill
+// 8 KiB in 683 us, less than a wait plus 2 ms: no wait (65536 bytes would have given one, as
+// the test above shows).
+TEST(kfd_reader_coalescing, a_read_larger_than_the_fifo_does_not_lengthen_waits)
+{
+    pipe_stream p;
+    p.config.fifo_capacity    = 8192;
+    p.stream.previous_read_ns = boottime_ns() - 5'000'000;
+    p.queue(lines_of_64_bytes(0, 937)); // 59968 bytes
+    rocprofiler::kfd::drain_stream(p.config, p.stream);
+    ASSERT_EQ(p.received.size(), 937u);
+    EXPECT_EQ(p.config.fifo_capacity, 65536u) << "the read proves a FIFO of at least 59968";
+    EXPECT_EQ(p.config.wait_fifo_capacity, 8192u);
+    EXPECT_EQ(p.stream.nap_until_ns, 0u);
+    EXPECT_EQ(p.stream.counters.fifo_saturations.load(), 0u);
+}
+
 TEST(kfd_reader_coalescing, turned_off_never_waits)
 {
     pipe_stream p;

@@ -2,7 +2,8 @@
 //
 // The reader's io_uring loop (reader_uring.cpp), on a pipe standing in for an SMI fd: every
 // line arrives through the ring; a synchronous drain and the stop read what was queued before
-// them, also for a stream in a coalescing wait (whose READ is not queued); a gap requested
+// them, also for a stream in a coalescing wait (whose READ is not queued) or in a linked wait
+// (whose READ the kernel issues when a timeout ends: the drain cancels it); a gap requested
 // before the stop is applied after its last read; the end of the file ends the stream; the
 // program's close of the fd number and reuse of it for a file of its own change nothing (the
 // ring reads the SDK's file by reference, never the program's); and where the kernel refuses
@@ -140,6 +141,37 @@ TEST(kfd_reader_uring, the_stop_reads_what_was_queued_then_applies_the_gaps_aske
     EXPECT_EQ(gate.taken(), expected_lines(0, 12));
     EXPECT_EQ(p.stream.counters.starts_lost_in_gap.load(), 1u);
     EXPECT_EQ(p.stream.pending_gap.load(), 0u);
+    EXPECT_TRUE(p.config.finished);
+}
+
+// After a read that emptied a busy FIFO the next READ is linked after a timeout (interrupt
+// mitigation). A FIFO of 16 GiB makes that wait minutes long (read_coalescing.hpp: half the
+// FIFO at the burst rate), so that only the cancellation a drain or the stop makes can read
+// what arrives during it.
+TEST(kfd_reader_uring, a_drain_and_the_stop_cancel_a_linked_wait_and_read_at_once)
+{
+    pipe_stream p;
+    line_gate   gate{p};
+    p.config.fifo_capacity = size_t{1} << 34;
+    reader_loop loop{p};
+    loop.start();
+    ASSERT_TRUE(rocprofiler::kfd::wait_until_polling(p.config, std::chrono::seconds(60)));
+    // Two reads well within a second of each other give a rate; the second links a wait.
+    p.queue(lines_of_64_bytes(0, 10));
+    ASSERT_TRUE(gate.wait_for(10));
+    p.queue(lines_of_64_bytes(10, 10));
+    ASSERT_TRUE(gate.wait_for(20));
+    ASSERT_TRUE(eventually([&] { return p.stream.reads_delayed.load() >= 1; }));
+    p.queue(lines_of_64_bytes(20, 10));
+    ASSERT_TRUE(drain_now(loop));
+    EXPECT_EQ(gate.taken(), expected_lines(0, 30)) << "the drain left the wait's lines unread";
+    // Again, and the stop: it reads them at once too (the wait would outlast the test).
+    p.queue(lines_of_64_bytes(30, 10));
+    ASSERT_TRUE(gate.wait_for(40));
+    ASSERT_TRUE(eventually([&] { return p.stream.reads_delayed.load() >= 2; }));
+    p.queue(lines_of_64_bytes(40, 10));
+    loop.stop_and_join();
+    EXPECT_EQ(gate.taken(), expected_lines(0, 50));
     EXPECT_TRUE(p.config.finished);
 }
 

@@ -73,6 +73,7 @@ handle_chunk(reader_config& config, gpu_stream& stream, const char* data, size_t
     // FIFO (which drops outstanding starts) only because the size was guessed too small.
     if(size > config.fifo_capacity)
     {
+        if(config.wait_fifo_capacity == 0) config.wait_fifo_capacity = config.fifo_capacity;
         size_t bigger = kfd_abi::fifo_size;
         while(bigger < size)
             bigger *= 2;
@@ -94,17 +95,17 @@ handle_chunk(reader_config& config, gpu_stream& stream, const char* data, size_t
 }
 
 uint64_t
-next_read_time(const reader_config& config, const gpu_stream& stream, size_t size, bool saturated,
-               uint64_t now) noexcept
+coalescing_wait_ns(const reader_config& config, const gpu_stream& stream, size_t size,
+                   bool saturated, uint64_t now) noexcept
 {
     if(!config.coalesce_reads || stream.previous_read_ns == 0) return 0;
     read_coalescing::last_read read{};
-    read.fifo_capacity      = config.fifo_capacity;
+    read.fifo_capacity =
+        config.wait_fifo_capacity != 0 ? config.wait_fifo_capacity : config.fifo_capacity;
     read.bytes              = size;
     read.ns_since_previous  = now > stream.previous_read_ns ? now - stream.previous_read_ns : 0;
     read.fifo_was_saturated = saturated;
-    auto nap                = read_coalescing::nap_ns(read);
-    return nap == 0 ? 0 : now + nap;
+    return read_coalescing::nap_ns(read);
 }
 
 uint64_t
@@ -192,7 +193,8 @@ drain_stream(reader_config& config, gpu_stream& stream) noexcept
             // or, on a busy stream, the reader reads again after a bounded wait.
             if(size < read_buffer_size)
             {
-                stream.nap_until_ns     = next_read_time(config, stream, size, saturated, now);
+                const auto nap          = coalescing_wait_ns(config, stream, size, saturated, now);
+                stream.nap_until_ns     = nap == 0 ? 0 : now + nap;
                 stream.previous_read_ns = now;
                 return;
             }

@@ -60,6 +60,9 @@ struct gpu_stream
     // waiting for poll() (it is left out of poll() until then).
     uint64_t previous_read_ns = 0;
     uint64_t nap_until_ns     = 0;
+    // READs the io_uring loop linked after a timeout (interrupt mitigation; reader_uring.cpp).
+    // Written by the reader, read by tests and benchmarks.
+    std::atomic<uint64_t> reads_delayed{0};
     // Pair kinds (pair_kind_bits) whose events stopped reaching this stream (a mask without
     // them was written): applied by the reader after its next requested drain, which reads
     // every event queued before that write.
@@ -139,6 +142,13 @@ struct reader_config
     // Bytes of one kernel FIFO: a read returning nearly this much means the FIFO was
     // (nearly) full, so the kernel probably dropped events.
     size_t fifo_capacity = 8192;
+    // The FIFO size the reader's waits are sized from (read_coalescing.hpp): fifo_capacity as
+    // known before any read (told, or from the kernel version), kept when a read raises
+    // fifo_capacity (0 until then). A size inferred from a read may exceed the truth: it is
+    // rounded up, and a file that is not the kernel's (an emulator's socket) can return more
+    // than its FIFO holds. A wait sized from too large a FIFO lets it overflow; one sized from
+    // too small a FIFO costs only a wake-up.
+    size_t wait_fifo_capacity = 0;
     // Wait a bounded time after a small read of a busy stream and read again, rather than
     // poll() per event (read_coalescing.hpp). ROCPROFILER_KFD_READ_COALESCING=0 turns it off.
     bool coalesce_reads = true;

@@ -22,10 +22,11 @@ void stop_watching(gpu_stream& stream, const char* why) noexcept;
 // what the service throws (out of memory).
 bool handle_chunk(reader_config& config, gpu_stream& stream, const char* data, size_t size,
                   uint64_t now);
-// After a read of `size` bytes that emptied the FIFO: when to read the stream again without
-// waiting for its readiness (read_coalescing.hpp), or 0.
-uint64_t next_read_time(const reader_config& config, const gpu_stream& stream, size_t size,
-                        bool saturated, uint64_t now) noexcept;
+// After a read of `size` bytes that emptied the FIFO: how long to wait before reading the
+// stream again rather than at its next byte (read_coalescing.hpp), in ns, or 0. The poll loop
+// naps that long; the io_uring loop links its next READ after a timeout that long.
+uint64_t coalescing_wait_ns(const reader_config& config, const gpu_stream& stream, size_t size,
+                            bool saturated, uint64_t now) noexcept;
 // The earliest end of a stream's coalescing wait, 0 when none waits.
 uint64_t earliest_nap_end(const reader_config& config) noexcept;
 

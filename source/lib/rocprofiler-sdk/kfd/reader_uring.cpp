@@ -2,16 +2,28 @@
 //
 // The reader's io_uring loop (uring.hpp says why: one system call per wake-up instead of
 // three, and no fd numbers). A READ is kept queued on the wake-up eventfd and on every
-// stream that is watched and not in a coalescing wait; each io_uring_enter() submits the
-// READs to queue again and waits for the next completion (until the earliest coalescing
-// wait ends, if one does). A completion is handled as the poll loop handles a read's result
-// (reader.cpp: drain_stream), with the same loss accounting.
+// stream that is watched and not in a pause (nap_until_ns: after a READ that returned
+// EAGAIN); each io_uring_enter() submits the READs to queue again and waits for the next
+// completion (until the earliest pause ends, if one does). A completion is handled as the
+// poll loop handles a read's result (reader.cpp: drain_stream), with the same loss
+// accounting.
+//
+// Interrupt mitigation: after a READ that emptied a busy stream's FIFO, the next READ is
+// linked after a timeout, so that it returns what arrived meanwhile in one wake-up instead
+// of completing at the next event's first byte; the kernel issues the READ when the timeout
+// ends, with no system call of the reader's. The timeout is the poll loop's nap
+// (read_coalescing.hpp), bounded by what the FIFO lasts. Longer ones, that the FIFO's burst
+// and rate bounds alone allow (about 100 us at 200k events/s with 8 KiB, 45 us at 500k/s),
+// cut the system calls at 200k/s from 0.18 to 0.04 per event but, on the project's VM, cost
+// more CPU (a wake-up by a timer about 23 us, by data about 6 us) and dropped events at
+// 500k/s (BENCHMARKS.md, "Interrupt mitigation in the io_uring reader").
 //
 // Synchronous drains (a tool finalizing, a context's mask changed) and the stop read through
 // the ring too: a second reader of the same file would race with the READ in flight, and the
-// two halves of one line could go to different reads out of order. The ring is flushed: READs
-// of streams in a coalescing wait are queued, and io_uring_enter() runs the kernel's pending
-// retries (a READ whose file became readable completes there), until a pass reads nothing.
+// two halves of one line could go to different reads out of order. The ring is flushed: a
+// linked wait is cancelled (its READ with it) and the READ queued again at once, so is the
+// READ of a paused stream, and io_uring_enter() runs the kernel's pending retries (a READ
+// whose file became readable completes there), until a pass reads nothing.
 #include "rocprofiler-sdk/kfd/device.hpp"
 #include "rocprofiler-sdk/kfd/reader_internal.hpp"
 #include "rocprofiler-sdk/kfd/uring.hpp"
@@ -31,14 +43,18 @@ struct uring_state
 {
     static constexpr size_t buffer_size = reader_read_size;
 
-    reader_config&          config;
-    uring::ring             ring;
-    std::unique_ptr<char[]> buffers; // stream i: [i * buffer_size, +buffer_size)
-    std::vector<bool>       queued;  // a READ of the stream is in flight
-    std::vector<uint32_t>   gaps;    // serve_drain_requests' (sized at start)
+    reader_config&                config;
+    uring::ring                   ring;
+    std::unique_ptr<char[]>       buffers; // stream i: [i * buffer_size, +buffer_size)
+    std::vector<bool>             queued;  // a READ of the stream is in flight
+    std::vector<bool>             waiting; // ... linked after a timeout still in flight
+    std::vector<uring::wait_time> waits;   // the timeouts' lengths, read when submitted
+    std::vector<uint32_t>         gaps;    // serve_drain_requests' (sized at start)
     alignas(8) char wake_buffer[8] = {};
     bool wake_queued               = false;
     bool stopping                  = false;
+    bool cancelling                = false; // the stop cancels every request: none queued
+    bool linked_waits              = true;  // off if the kernel refuses a timeout
 
     explicit uring_state(reader_config& c) : config{c} {}
     char* buffer_of(size_t i) { return buffers.get() + i * buffer_size; }
@@ -47,6 +63,8 @@ struct uring_state
 namespace
 {
 constexpr uint64_t wake_user_data = 0; // streams are 1..n: index + 1
+// A stream's linked timeout: this bit, or'ed with the stream's user_data.
+constexpr uint64_t timeout_tag = uint64_t{1} << 62;
 // Bytes each stream's READ asks for: larger than any kernel FIFO, so that a READ returning
 // less emptied it (as the poll loop's read).
 constexpr size_t stream_buffer_size = uring_state::buffer_size;
@@ -57,14 +75,43 @@ constexpr int max_flush_passes = 64;
 // queued again this much later.
 constexpr uint64_t eagain_retry_ns = 1'000'000;
 
+// Queues the stream's next READ, linked after a timeout of wait_ns when that is not 0.
 void
-queue_stream(uring_state& u, size_t i)
+queue_stream(uring_state& u, size_t i, uint64_t wait_ns = 0)
 {
     gpu_stream& s = *u.config.streams[i];
-    if(u.queued[i] || !s.watching || u.config.fds_lost) return;
-    // The queue has room for every stream's READ, the wake-up's and a cancel.
-    u.queued[i] = u.ring.queue_read(static_cast<unsigned>(i + 1), u.buffer_of(i),
-                                    static_cast<unsigned>(stream_buffer_size), i + 1);
+    if(u.queued[i] || !s.watching || u.config.fds_lost || u.cancelling) return;
+    const auto index = static_cast<unsigned>(i + 1);
+    const auto size  = static_cast<unsigned>(stream_buffer_size);
+    if(wait_ns != 0 && u.linked_waits)
+    {
+        u.waits[i].tv_sec  = static_cast<int64_t>(wait_ns / 1'000'000'000);
+        u.waits[i].tv_nsec = static_cast<int64_t>(wait_ns % 1'000'000'000);
+        u.waiting[i]       = u.ring.queue_read_after(u.waits[i], timeout_tag | (i + 1), index,
+                                                     u.buffer_of(i), size, i + 1);
+        u.queued[i]        = u.waiting[i];
+        if(u.queued[i])
+        {
+            s.reads_delayed.fetch_add(1, std::memory_order_relaxed);
+            return;
+        }
+    }
+    // The queue has room for every stream's READ and timeout, a cancel of each, the
+    // wake-up's READ and a cancel of all.
+    u.queued[i] = u.ring.queue_read(index, u.buffer_of(i), size, i + 1);
+}
+
+// A stream's linked timeout ended: -ETIME (it expired; the READ is issued), -ECANCELED (a
+// drain or the stop cancelled it, and its READ), or an error: the kernel refused it, and its
+// READ is cancelled (then queued again without a wait, as all READs from then on).
+void
+on_timeout(uring_state& u, size_t i, int result)
+{
+    u.waiting[i] = false;
+    if(result == -ETIME || result == -ECANCELED || !u.linked_waits) return;
+    u.linked_waits = false;
+    ROCP_INFO << "page-migration reader: io_uring timeout refused (" << std::strerror(-result)
+              << "); reading without waits";
 }
 
 void
@@ -81,7 +128,13 @@ on_stream_read(uring_state& u, size_t i, int result, bool flushing)
 {
     gpu_stream& s = *u.config.streams[i];
     u.queued[i]   = false;
-    if(!s.watching || u.config.fds_lost || result == -ECANCELED) return;
+    if(!s.watching || u.config.fds_lost) return;
+    if(result == -ECANCELED)
+    {
+        // Its wait was cancelled (a drain: read at once) or refused; no bytes were taken.
+        queue_stream(u, i);
+        return;
+    }
     if(result > 0)
     {
         s.consecutive_errors = 0;
@@ -97,11 +150,13 @@ on_stream_read(uring_state& u, size_t i, int result, bool flushing)
             open_gap(s, pair_kind_all);
             ROCP_ERROR << "GPU " << s.gpu_id << ": internal error handling events";
         }
-        // Less than asked for: the FIFO was emptied (see drain_stream).
+        // Less than asked for: the FIFO was emptied (see drain_stream); the next READ may
+        // wait for more.
+        uint64_t wait = 0;
         if(size < stream_buffer_size && !flushing)
-            s.nap_until_ns = next_read_time(u.config, s, size, saturated, now);
+            wait = coalescing_wait_ns(u.config, s, size, saturated, now);
         s.previous_read_ns = now;
-        if(s.nap_until_ns == 0) queue_stream(u, i);
+        queue_stream(u, i, wait);
         return;
     }
     if(result == 0)
@@ -132,11 +187,12 @@ on_stream_read(uring_state& u, size_t i, int result, bool flushing)
     queue_stream(u, i);
 }
 
-// Takes every completion there is; returns how many READs of streams returned bytes.
+// Takes every completion there is; returns how many READs of streams returned bytes or were
+// cancelled (and so queued again): a flush goes on while there are.
 size_t
 take_completions(uring_state& u, bool flushing, bool& woken)
 {
-    size_t            with_bytes = 0;
+    size_t            progress = 0;
     uring::completion done{};
     while(u.ring.next_completion(done))
     {
@@ -147,12 +203,26 @@ take_completions(uring_state& u, bool flushing, bool& woken)
             woken         = true;
             continue;
         }
-        const size_t i = static_cast<size_t>(done.user_data - 1);
+        const bool   is_timeout = (done.user_data & timeout_tag) != 0;
+        const size_t i          = static_cast<size_t>((done.user_data & ~timeout_tag) - 1);
         if(i >= u.config.streams.size()) continue;
-        if(done.result > 0) ++with_bytes;
+        if(is_timeout)
+        {
+            on_timeout(u, i, done.result);
+            continue;
+        }
+        if(done.result > 0 || done.result == -ECANCELED) ++progress;
         on_stream_read(u, i, done.result, flushing);
     }
-    return with_bytes;
+    return progress;
+}
+
+bool
+any_waiting(const uring_state& u)
+{
+    for(bool w : u.waiting)
+        if(w) return true;
+    return false;
 }
 
 // Reads everything queued on every stream now (see the top of this file).
@@ -161,6 +231,9 @@ flush(uring_state& u, bool& woken)
 {
     for(size_t i = 0; i < u.config.streams.size(); ++i)
     {
+        // A READ linked after a timeout would read late: the timeout (and so the READ) is
+        // cancelled, and the READ queued again at once (on_stream_read).
+        if(u.waiting[i]) u.ring.queue_cancel(timeout_tag | (i + 1));
         u.config.streams[i]->nap_until_ns = 0;
         queue_stream(u, i);
     }
@@ -168,7 +241,7 @@ flush(uring_state& u, bool& woken)
     {
         int rc = u.ring.submit_and_wait(0, nullptr);
         if(rc < 0 && rc != -EINTR && rc != -EAGAIN && rc != -EBUSY) return;
-        if(take_completions(u, true, woken) == 0 && rc == 0) return;
+        if(take_completions(u, true, woken) == 0 && rc == 0 && !any_waiting(u)) return;
     }
 }
 
@@ -200,6 +273,7 @@ finish(uring_state& u)
     bool woken = false;
     flush(u, woken);
     if(u.ring.in_flight() == 0) return true;
+    u.cancelling = true;
     u.ring.queue_cancel_all();
     for(int pass = 0; pass < 100 && u.ring.in_flight() > 0; ++pass)
     {
@@ -300,9 +374,12 @@ open_uring_reader(reader_config& config) noexcept
         u->buffers.reset(new(std::nothrow) char[stream_buffer_size * config.streams.size() + 1]);
         if(!u->buffers) return nullptr;
         u->queued.assign(config.streams.size(), false);
+        u->waiting.assign(config.streams.size(), false);
+        u->waits.assign(config.streams.size(), uring::wait_time{});
         u->gaps.assign(config.streams.size(), 0);
-        // Every stream's READ, the wake-up's and a cancel; the kernel rounds up.
-        const auto entries = static_cast<unsigned>(config.streams.size() + 2);
+        // Every stream's READ and timeout and a cancel of each, the wake-up's READ and a
+        // cancel of all; the kernel rounds up.
+        const auto entries = static_cast<unsigned>(3 * config.streams.size() + 2);
         if(!u->ring.open(entries, files.data(), static_cast<unsigned>(files.size())))
         {
             ROCP_INFO << "page-migration reader: io_uring unavailable (" << std::strerror(errno)

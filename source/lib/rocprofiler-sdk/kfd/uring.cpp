@@ -156,6 +156,46 @@ ring::queue_read(unsigned index, char* buffer, unsigned size, uint64_t user_data
     return true;
 }
 
+unsigned
+ring::room() const noexcept
+{
+    if(sq_head_ == nullptr) return 0;
+    const unsigned used = *sq_tail_ - __atomic_load_n(sq_head_, __ATOMIC_ACQUIRE);
+    return used >= sq_entries_ ? 0 : sq_entries_ - used;
+}
+
+bool
+ring::queue_read_after(const wait_time& wait, uint64_t timeout_user_data, unsigned index,
+                       char* buffer, unsigned size, uint64_t user_data) noexcept
+{
+    static_assert(sizeof(wait_time) == sizeof(__kernel_timespec));
+    if(room() < 2) return false;
+    io_uring_sqe* timeout = next_sqe();
+    timeout->opcode       = IORING_OP_TIMEOUT;
+    // Linked: the READ is issued when the timeout ends. ETIME_SUCCESS (Linux 5.16): the
+    // timeout's expiry does not break the link, as an error would.
+    timeout->flags         = IOSQE_IO_LINK;
+    timeout->fd            = -1;
+    timeout->addr          = reinterpret_cast<uint64_t>(&wait);
+    timeout->len           = 1;
+    timeout->off           = 0; // a pure timeout: not ended by other completions
+    timeout->timeout_flags = IORING_TIMEOUT_ETIME_SUCCESS;
+    timeout->user_data     = timeout_user_data;
+    return queue_read(index, buffer, size, user_data);
+}
+
+bool
+ring::queue_cancel(uint64_t target) noexcept
+{
+    io_uring_sqe* sqe = next_sqe();
+    if(sqe == nullptr) return false;
+    sqe->opcode    = IORING_OP_ASYNC_CANCEL;
+    sqe->fd        = -1;
+    sqe->addr      = target;
+    sqe->user_data = cancel_user_data;
+    return true;
+}
+
 bool
 ring::queue_cancel_all() noexcept
 {

@@ -26,6 +26,13 @@ struct io_uring_cqe;
 
 namespace rocprofiler::kfd::uring
 {
+// A relative wait, laid out as the kernel's __kernel_timespec.
+struct wait_time
+{
+    int64_t tv_sec  = 0;
+    int64_t tv_nsec = 0;
+};
+
 struct completion
 {
     uint64_t user_data = 0;
@@ -51,6 +58,16 @@ public:
     // Queues a READ of registered file `index` into buffer (submitted by the next wait).
     // False when the submission queue is full.
     bool queue_read(unsigned index, char* buffer, unsigned size, uint64_t user_data) noexcept;
+    // Queues the same READ linked after a timeout of `wait` (interrupt mitigation: the kernel
+    // issues the READ when the timeout ends, with no system call of the reader's; both are
+    // submitted by the next wait). The timeout's completion has timeout_user_data and result
+    // -ETIME (or -ECANCELED: the READ's then too). `wait` is read when submitted: it must stay
+    // valid until the next submit_and_wait. False when the queue lacks room for both.
+    bool queue_read_after(const wait_time& wait, uint64_t timeout_user_data, unsigned index,
+                          char* buffer, unsigned size, uint64_t user_data) noexcept;
+    // Queues the cancellation of the request with `target` user_data (its completion has
+    // cancel_user_data; -ENOENT when the target had ended).
+    bool queue_cancel(uint64_t target) noexcept;
     // Queues the cancellation of every request in flight (its own completion has user_data
     // cancel_user_data).
     bool queue_cancel_all() noexcept;
@@ -63,8 +80,11 @@ public:
     // Takes the next completion; false when there is none.
     bool next_completion(completion& out) noexcept;
 
-    // Requests in flight: queued or submitted READs and cancels whose completion was not taken.
+    // Requests in flight: queued or submitted READs, timeouts and cancels whose completion was
+    // not taken.
     unsigned in_flight() const noexcept { return in_flight_; }
+    // Free submission entries (queued but not yet submitted ones use them).
+    unsigned room() const noexcept;
 
     static constexpr uint64_t cancel_user_data = ~uint64_t{0};
 
