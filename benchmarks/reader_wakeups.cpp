@@ -13,6 +13,8 @@
 //            reuse the number without the reader ever reading another file).
 //   io_uring_wait  the same, each READ linked after a timeout of WAIT_US (default 50): lines
 //            gather that long before the next read (interrupt mitigation), one call a wake-up.
+// Both io_uring readers use the SDK's ring (source/lib/rocprofiler-sdk/kfd/uring.cpp: registered
+// files and ring fd, COOP_TASKRUN; Linux 5.19); before 2026-12-08 they had a ring of their own.
 // Prints per run: events, drops, reader wake-ups and system calls per event (counted at each
 // call site), and the reader thread's user and system CPU per event (RUSAGE_THREAD).
 //
@@ -21,12 +23,12 @@
 // RATE events/s, evenly spaced (the producer sleeps to each event's time with a 1 us timer
 // slack, as the emulator's KFD_EMULATOR_TIMER_SLACK_NS=1000); FIFO_BYTES at least 4096 (a
 // pipe's smallest size), default 8192. Raw system calls: no liburing needed.
+#include "rocprofiler-sdk/kfd/uring.hpp"
+
 #include <fcntl.h>
-#include <linux/io_uring.h>
 #include <linux/kcmp.h>
 #include <poll.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -125,139 +127,50 @@ read_with_poll(int fd, int stop_fd, size_t fifo, counts& c)
     close(reference);
 }
 
-// A minimal ring: the SQ and CQ rings and the SQE array, mapped as io_uring_setup(2) says.
-struct ring
-{
-    int           fd       = -1;
-    unsigned*     sq_tail  = nullptr;
-    unsigned*     sq_mask  = nullptr;
-    unsigned*     sq_array = nullptr;
-    io_uring_sqe* sqes     = nullptr;
-    unsigned*     cq_head  = nullptr;
-    unsigned*     cq_tail  = nullptr;
-    unsigned*     cq_mask  = nullptr;
-    io_uring_cqe* cqes     = nullptr;
-};
-
-bool
-setup(ring& r, unsigned entries)
-{
-    io_uring_params p{};
-    r.fd = static_cast<int>(syscall(__NR_io_uring_setup, entries, &p));
-    if(r.fd < 0) return false;
-    const size_t sq_size = p.sq_off.array + p.sq_entries * sizeof(unsigned);
-    const size_t cq_size = p.cq_off.cqes + p.cq_entries * sizeof(io_uring_cqe);
-    auto*        sq      = static_cast<char*>(mmap(nullptr, sq_size, PROT_READ | PROT_WRITE,
-                                                   MAP_SHARED | MAP_POPULATE, r.fd, IORING_OFF_SQ_RING));
-    auto*        cq      = static_cast<char*>(mmap(nullptr, cq_size, PROT_READ | PROT_WRITE,
-                                                   MAP_SHARED | MAP_POPULATE, r.fd, IORING_OFF_CQ_RING));
-    r.sqes = static_cast<io_uring_sqe*>(mmap(nullptr, p.sq_entries * sizeof(io_uring_sqe),
-                                             PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
-                                             r.fd, IORING_OFF_SQES));
-    if(sq == MAP_FAILED || cq == MAP_FAILED || r.sqes == MAP_FAILED) return false;
-    r.sq_tail  = reinterpret_cast<unsigned*>(sq + p.sq_off.tail);
-    r.sq_mask  = reinterpret_cast<unsigned*>(sq + p.sq_off.ring_mask);
-    r.sq_array = reinterpret_cast<unsigned*>(sq + p.sq_off.array);
-    r.cq_head  = reinterpret_cast<unsigned*>(cq + p.cq_off.head);
-    r.cq_tail  = reinterpret_cast<unsigned*>(cq + p.cq_off.tail);
-    r.cq_mask  = reinterpret_cast<unsigned*>(cq + p.cq_off.ring_mask);
-    r.cqes     = reinterpret_cast<io_uring_cqe*>(cq + p.cq_off.cqes);
-    return true;
-}
-
-io_uring_sqe&
-next_sqe(ring& r)
-{
-    const unsigned tail = *r.sq_tail;
-    const unsigned slot = tail & *r.sq_mask;
-    io_uring_sqe&  sqe  = r.sqes[slot];
-    std::memset(&sqe, 0, sizeof(sqe));
-    r.sq_array[slot] = slot;
-    __atomic_store_n(r.sq_tail, tail + 1, __ATOMIC_RELEASE);
-    return sqe;
-}
-
-// Queues a timeout of `wait`, linked before the next SQE: its expiry counts as success
-// (ETIME_SUCCESS), so the linked READ then runs; no CQE is posted for it (CQE_SKIP_SUCCESS).
-void
-queue_wait(ring& r, __kernel_timespec& wait)
-{
-    io_uring_sqe& sqe = next_sqe(r);
-    sqe.opcode        = IORING_OP_TIMEOUT;
-    sqe.flags         = IOSQE_IO_LINK | IOSQE_CQE_SKIP_SUCCESS;
-    sqe.addr          = reinterpret_cast<uint64_t>(&wait);
-    sqe.len           = 1;
-    sqe.timeout_flags = IORING_TIMEOUT_ETIME_SUCCESS;
-    sqe.user_data     = 2;
-}
-
-// Queues a READ of registered file `index` into buf (user_data = index).
-void
-queue_read(ring& r, unsigned index, char* buf, size_t size)
-{
-    io_uring_sqe& sqe = next_sqe(r);
-    sqe.opcode        = IORING_OP_READ;
-    sqe.flags         = IOSQE_FIXED_FILE;
-    sqe.fd            = static_cast<int>(index);
-    sqe.addr          = reinterpret_cast<uint64_t>(buf);
-    sqe.len           = static_cast<unsigned>(size);
-    sqe.off           = static_cast<uint64_t>(-1); // the file's position: a pipe has none
-    sqe.user_data     = index;
-}
-
-// The io_uring reader: the FIFO and the stop eventfd registered; a READ of each kept queued.
+// The io_uring reader, on the SDK's own ring (uring.hpp): the FIFO and the stop pipe
+// registered; a READ of each kept queued (the FIFO's linked after a timeout of wait_ns when
+// that is not 0, as the SDK's reader links it).
 void
 read_with_io_uring(int fd, int stop_fd, size_t fifo, uint64_t wait_ns, counts& c)
 {
-    __kernel_timespec wait{0, static_cast<long long>(wait_ns)};
-    ring              r;
-    if(!setup(r, 8))
+    namespace uring             = rocprofiler::kfd::uring;
+    constexpr uint64_t fifo_tag = 1, stop_tag = 2, timeout_tag = 3;
+    uring::ring        r;
+    const int          files[2] = {fd, stop_fd};
+    if(!r.open(8, files, 2))
     {
-        std::fprintf(stderr, "reader-wakeups: io_uring_setup: %s\n", std::strerror(errno));
+        std::fprintf(stderr, "reader-wakeups: io_uring: %s\n", std::strerror(errno));
         std::exit(2);
     }
-    int files[2] = {fd, stop_fd};
-    if(syscall(__NR_io_uring_register, r.fd, IORING_REGISTER_FILES, files, 2) != 0)
-    {
-        std::fprintf(stderr, "reader-wakeups: IORING_REGISTER_FILES: %s\n", std::strerror(errno));
-        std::exit(2);
-    }
-    static char buf[65536];
-    static char stop_buf[8];
-    queue_read(r, 0, buf, fifo);
-    queue_read(r, 1, stop_buf, sizeof(stop_buf));
-    unsigned to_submit = 2;
+    const uring::wait_time wait{0, static_cast<int64_t>(wait_ns)};
+    static char            buf[65536];
+    static char            stop_buf[8];
+    const auto             size = static_cast<unsigned>(fifo);
+    r.queue_read(0, buf, size, fifo_tag);
+    r.queue_read(1, stop_buf, sizeof(stop_buf), stop_tag);
     for(bool stopping = false; !stopping;)
     {
         ++c.syscalls;
-        long rc =
-            syscall(__NR_io_uring_enter, r.fd, to_submit, 1, IORING_ENTER_GETEVENTS, nullptr, 0);
-        if(rc < 0 && errno != EINTR) break;
-        if(rc >= 0) to_submit = 0;
-        unsigned head = *r.cq_head;
-        for(; head != __atomic_load_n(r.cq_tail, __ATOMIC_ACQUIRE); ++head)
+        const int rc = r.submit_and_wait(1, nullptr);
+        if(rc < 0 && rc != -EINTR) break;
+        uring::completion done{};
+        while(r.next_completion(done))
         {
-            const io_uring_cqe& cqe = r.cqes[head & *r.cq_mask];
-            if(cqe.user_data == 1)
+            if(done.user_data == stop_tag)
             {
                 stopping = true;
                 continue;
             }
-            if(cqe.user_data == 2) continue; // a failed timeout (none expected)
+            if(done.user_data != fifo_tag) continue; // a timeout's completion
             ++c.wakeups;
-            if(cqe.res > 0) c.bytes += static_cast<uint64_t>(cqe.res);
+            if(done.result > 0) c.bytes += static_cast<uint64_t>(done.result);
             if(wait_ns > 0)
-            {
-                queue_wait(r, wait);
-                ++to_submit;
-            }
-            queue_read(r, 0, buf, fifo);
-            ++to_submit;
+                r.queue_read_after(wait, timeout_tag, 0, buf, size, fifo_tag);
+            else
+                r.queue_read(0, buf, size, fifo_tag);
         }
-        __atomic_store_n(r.cq_head, head, __ATOMIC_RELEASE);
     }
     thread_cpu(c);
-    close(r.fd);
 }
 } // namespace
 
