@@ -187,23 +187,24 @@ ring::queue_read_after(const wait_time& wait, uint64_t timeout_user_data, unsign
 bool
 ring::queue_cancel(uint64_t target) noexcept
 {
-    io_uring_sqe* sqe = next_sqe();
-    if(sqe == nullptr) return false;
-    sqe->opcode    = IORING_OP_ASYNC_CANCEL;
-    sqe->fd        = -1;
-    sqe->addr      = target;
-    sqe->user_data = cancel_user_data;
-    return true;
+    return queue_cancel_request(target, 0);
 }
 
 bool
 ring::queue_cancel_all() noexcept
 {
+    return queue_cancel_request(0, IORING_ASYNC_CANCEL_ANY);
+}
+
+bool
+ring::queue_cancel_request(uint64_t target, unsigned flags) noexcept
+{
     io_uring_sqe* sqe = next_sqe();
     if(sqe == nullptr) return false;
     sqe->opcode       = IORING_OP_ASYNC_CANCEL;
     sqe->fd           = -1;
-    sqe->cancel_flags = IORING_ASYNC_CANCEL_ANY;
+    sqe->addr         = target; // the user_data to match, unless flags say otherwise
+    sqe->cancel_flags = flags;
     sqe->user_data    = cancel_user_data;
     return true;
 }

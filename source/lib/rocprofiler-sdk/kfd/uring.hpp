@@ -90,6 +90,7 @@ public:
 
 private:
     io_uring_sqe* next_sqe() noexcept;
+    bool          queue_cancel_request(uint64_t target, unsigned flags) noexcept;
     void          unmap() noexcept;
 
     int           enter_fd_    = -1; // the registered ring's index (IORING_ENTER_REGISTERED_RING)
