@@ -156,16 +156,21 @@ TEST(kfd_reader_uring, a_drain_and_the_stop_cancel_a_linked_wait_and_read_at_onc
     reader_loop loop{p};
     loop.start();
     ASSERT_TRUE(rocprofiler::kfd::wait_until_polling(p.config, std::chrono::seconds(60)));
-    // Two reads well within a second of each other give a rate; the second links a wait.
+    // Two reads within a second of each other give a rate; the second links a wait. They are
+    // at least 2 ms apart, so that the rate is under the 16 MB/s above which no wait is taken
+    // (640 bytes in 2 ms: 0.32 MB/s): a lower bound on the interval, not a race.
     p.queue(lines_of_64_bytes(0, 10));
     ASSERT_TRUE(gate.wait_for(10));
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
     p.queue(lines_of_64_bytes(10, 10));
     ASSERT_TRUE(gate.wait_for(20));
     ASSERT_TRUE(eventually([&] { return p.stream.reads_delayed.load() >= 1; }));
     p.queue(lines_of_64_bytes(20, 10));
     ASSERT_TRUE(drain_now(loop));
     EXPECT_EQ(gate.taken(), expected_lines(0, 30)) << "the drain left the wait's lines unread";
-    // Again, and the stop: it reads them at once too (the wait would outlast the test).
+    // Again (2 ms after the drain's read), and the stop: it reads them at once too (the wait
+    // would outlast the test).
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
     p.queue(lines_of_64_bytes(30, 10));
     ASSERT_TRUE(gate.wait_for(40));
     ASSERT_TRUE(eventually([&] { return p.stream.reads_delayed.load() >= 2; }));
