@@ -128,9 +128,8 @@ ring::open(unsigned entries, const int* files, unsigned count) noexcept
 io_uring_sqe*
 ring::next_sqe() noexcept
 {
-    const unsigned head = __atomic_load_n(sq_head_, __ATOMIC_ACQUIRE);
+    if(room() == 0) return nullptr;
     const unsigned tail = *sq_tail_;
-    if(tail - head >= sq_entries_) return nullptr;
     const unsigned slot = tail & *sq_mask_;
     io_uring_sqe*  sqe  = &sqes_[slot];
     std::memset(sqe, 0, sizeof(*sqe));

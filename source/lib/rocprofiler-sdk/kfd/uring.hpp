@@ -83,12 +83,12 @@ public:
     // Requests in flight: queued or submitted READs, timeouts and cancels whose completion was
     // not taken.
     unsigned in_flight() const noexcept { return in_flight_; }
-    // Free submission entries (queued but not yet submitted ones use them).
-    unsigned room() const noexcept;
 
     static constexpr uint64_t cancel_user_data = ~uint64_t{0};
 
 private:
+    // Free submission entries (queued but not yet submitted ones use them).
+    unsigned      room() const noexcept;
     io_uring_sqe* next_sqe() noexcept;
     bool          queue_cancel_request(uint64_t target, unsigned flags) noexcept;
     void          unmap() noexcept;
